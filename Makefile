@@ -1,0 +1,33 @@
+# nsfd: namespace file descriptors and socketat(2) on Linux 6.12, tested in
+# QEMU guests. The pipeline lives in ci/; see README.md.
+#
+#   make run    [ARCH=x86_64|riscv64] [DEBUG=1] [KERNEL_SRC=DIR]
+#   make test   pipeline tests, x86_64, riscv64, x86_64 debug
+#   make check  the pipeline's own tests only (no kernel)
+#   make series the mailable series in out/series/, checkpatch --strict
+#
+# make turns any failing exit status into 2; ci/nsfd, which these targets
+# call, exits 0/1/125/2 as README.md says (use it for git bisect run).
+
+ARCH ?= x86_64
+
+run:
+	@ci/nsfd run $(ARCH) $(if $(filter 1 y yes,$(DEBUG)),--debug) \
+		$(if $(KERNEL_SRC),--kernel-src $(KERNEL_SRC))
+
+test:
+	@ci/nsfd test
+
+check:
+	@python3 -B ci/tests/run.py out/pipeline
+
+series:
+	@ci/make-series.sh
+
+clean:
+	rm -rf out
+
+distclean:
+	rm -rf build out
+
+.PHONY: run test check series clean distclean

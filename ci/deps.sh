@@ -1,0 +1,37 @@
+#!/bin/bash
+# Install the Debian packages the pipeline needs, only those missing.
+# usage: ci/deps.sh ARCH...
+# Near-instant when everything is present; runs apt-get update first only
+# when the package lists are absent (a fresh machine or container).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+
+pkgs="linux-source-6.12 make gcc libc6-dev bc flex bison libelf-dev libssl-dev
+      cpio xz-utils ccache python3 git rsync perl qemu-system-data"
+for arch in "$@"; do
+	conf=$here/arch/$arch.conf
+	[ -f "$conf" ] || { echo "deps: no $conf; known arches: $(ls "$here/arch" | sed 's/\.conf$//' | xargs)" >&2; exit 2; }
+	pkgs="$pkgs $(. "$conf"; echo "$PACKAGES")"
+done
+
+missing=
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing packages:$missing" >&2
+	echo "deps: run as root, or: sudo apt-get install$missing" >&2
+	exit 2
+fi
+echo "deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+if ! ls /var/lib/apt/lists/*_Packages* >/dev/null 2>&1; then
+	apt-get update -q
+fi
+if ! apt-get install -y -q --no-install-recommends $missing; then
+	# Stale lists on an old machine: refresh once and retry.
+	apt-get update -q && apt-get install -y -q --no-install-recommends $missing
+fi

@@ -1,0 +1,205 @@
+"""KTAP: take it out of a console log, parse it into a tree, flatten it.
+
+Two console forms are read:
+- KUnit: printk lines, "[   1.234567] <ktap line>" (CONFIG_PRINTK_TIME);
+  kernel messages in between are not KTAP and are dropped.
+- The kselftest guest (ci/guest-init.c): "ktap 1.234567 | <ktap line>",
+  between "nsfd-kselftest: begin" and "nsfd-kselftest: end".
+
+KTAP v1 and TAP 13 are both accepted: "KTAP version N" / "TAP version N",
+a plan "1..N", results "ok|not ok N name [# DIRECTIVE reason]", diagnostics
+"# ...", and nesting by indentation (KUnit indents by four, the guest by
+two: any deeper indentation opens a subtest). A result's duration is the
+time since the previous result at its level, or since its level began.
+A stream cut short (a plan not met, a subtest without its result line) is
+reported as failed tests, never as a pass.
+"""
+
+import re
+
+PRINTK = re.compile(r'^\[\s*(\d+\.\d+)\] ?(.*)$')
+GUEST = re.compile(r'^ktap (\d+\.\d+) \| ?(.*)$')
+VERSION = re.compile(r'^(KTAP|TAP) version \d+\s*$')
+PLAN = re.compile(r'^1\.\.(\d+)')
+RESULT = re.compile(r'^(ok|not ok)\s+(\d+)\s*(?:-\s*)?([^#]*?)\s*(?:#\s*(.*))?$')
+SUBTEST = re.compile(r'^#\s*Subtest:\s*(.*)$')
+DIRECTIVE = re.compile(r'^(SKIP|TODO|XFAIL|TIMEOUT)\b\s*(.*)$', re.I)
+
+
+def is_ktap(text):
+    """Whether a line (with its indentation) belongs to a KTAP stream."""
+    s = text.strip()
+    return bool(VERSION.match(s) or PLAN.match(s) or RESULT.match(s)
+                or s.startswith('#'))
+
+
+def extract(console, form):
+    """Return [(seconds or None, line)] of the KTAP in a console log.
+
+    form is 'kunit' (printk lines) or 'guest' (prefixed lines). For 'guest'
+    the second value is whether the end marker was seen.
+    """
+    lines, ended = [], False
+    started = form == 'kunit'
+    for raw in console.splitlines():
+        raw = raw.rstrip('\r')
+        if form == 'guest':
+            if raw.startswith('nsfd-kselftest: begin'):
+                started, lines = True, []
+                continue
+            if raw.startswith('nsfd-kselftest: end'):
+                ended = True
+                break
+            m = GUEST.match(raw)
+            if started and m:
+                lines.append((float(m.group(1)), m.group(2)))
+            continue
+        m = PRINTK.match(raw)
+        t, text = (float(m.group(1)), m.group(2)) if m else (None, raw)
+        if not lines and not VERSION.match(text.strip()):
+            continue
+        if is_ktap(text):
+            lines.append((t, text))
+    return (lines, ended) if form == 'guest' else lines
+
+
+class Node:
+    def __init__(self, name='', parent=None):
+        self.name, self.parent = name, parent
+        self.children = []
+        self.status = None          # pass, fail, skip, todo
+        self.reason = ''
+        self.duration = None
+        self.plan = None
+        self.start = None
+        self.diag = []
+
+
+def _status(ok, directive):
+    m = DIRECTIVE.match(directive or '')
+    word = m.group(1).upper() if m else ''
+    reason = (m.group(2) if m else directive or '').strip()
+    if word == 'SKIP':
+        return 'skip', reason or 'skipped without a reason'
+    if word in ('TODO', 'XFAIL'):
+        return 'todo', reason or word.lower()
+    if ok and word != 'TIMEOUT':
+        return 'pass', ''
+    return 'fail', (word.lower() + ' ' + reason).strip() if word else reason
+
+
+def _indent(text):
+    return len(text) - len(text.lstrip(' \t'))
+
+
+def parse(lines):
+    """Parse [(t, line)] into a tree of Node; returns the root."""
+    root = Node()
+    pos = 0
+
+    def group(node, indent):
+        nonlocal pos
+        last_t = node.start
+        pending = None              # a Node opened by "# Subtest:" or nesting
+        while pos < len(lines):
+            t, text = lines[pos]
+            ind, s = _indent(text), text.strip()
+            if ind < indent:
+                return
+            if ind > indent:
+                sub = pending or Node(parent=node)
+                sub.start = sub.start if sub.start is not None else last_t
+                pending = sub
+                group(sub, ind)
+                continue
+            pos += 1
+            if VERSION.match(s):
+                continue
+            m = PLAN.match(s)
+            if m:
+                node.plan = int(m.group(1))
+                continue
+            m = SUBTEST.match(s)
+            if m:
+                if node is not root and not node.children and not node.name:
+                    # KTAP v1 (KUnit): the header of the subtest it opens.
+                    node.name = m.group(1).strip()
+                else:
+                    # TAP 13 style: announces the indented block to follow.
+                    pending = Node(m.group(1).strip(), node)
+                    pending.start = last_t
+                continue
+            m = RESULT.match(s)
+            if m:
+                name = m.group(3).strip() or '#%s' % m.group(2)
+                res = pending if pending is not None else Node(name, node)
+                res.name = name
+                res.status, res.reason = _status(m.group(1) == 'ok', m.group(4))
+                if t is not None and last_t is not None:
+                    res.duration = round(max(0.0, t - last_t), 6)
+                if t is not None:
+                    last_t = t
+                node.children.append(res)
+                pending = None
+                continue
+            if s.startswith('#'):
+                node.diag.append(s)
+        if pending is not None:
+            # The stream ended inside a subtest that never got its result.
+            pending.status, pending.reason = 'fail', 'no result line: KTAP stream truncated'
+            node.children.append(pending)
+
+    if lines:
+        root.start = lines[0][0]
+        group(root, _indent(lines[0][1]))
+    return root
+
+
+def _truncation(node):
+    done = len(node.children)
+    if node.plan is not None and done < node.plan:
+        return 'plan 1..%d but %d result%s: KTAP stream truncated' % (
+            node.plan, done, '' if done == 1 else 's')
+    return None
+
+
+def flatten(root, source):
+    """Leaf results as dicts: source, suite, name, status, duration, reason.
+
+    suite is the top-level test (a KUnit suite, a kselftest binary); name is
+    the path below it. A parent whose result disagrees with its children
+    (it failed though none did, or it has none) is itself a result.
+    """
+    out = []
+
+    def add(path, status, duration, reason):
+        suite = path[0] if path else source
+        name = '.'.join(path[1:]) if len(path) > 1 else (path[0] if path else source)
+        out.append({'source': source, 'suite': suite, 'name': name,
+                    'status': status, 'duration': duration, 'reason': reason})
+
+    def walk(node, path):
+        trunc = _truncation(node)
+        for c in node.children:
+            cpath = path + [c.name]
+            if c.children or c.plan:
+                before = len(out)
+                walk(c, cpath)
+                kids = out[before:]
+                failed = any(k['status'] == 'fail' for k in kids)
+                if c.status == 'fail' and not failed:
+                    add(cpath + ['(result)'] if kids else cpath, 'fail',
+                        c.duration, c.reason or 'reported not ok')
+                elif c.status == 'skip' and not kids:
+                    add(cpath, 'skip', c.duration, c.reason)
+            else:
+                add(cpath, c.status, c.duration, c.reason)
+        if trunc:
+            add(path + ['(missing)'], 'fail', None, trunc)
+
+    walk(root, [])
+    return out
+
+
+def results(lines, source):
+    return flatten(parse(lines), source)

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Run the pipeline's own tests and record them as a variant of the run.
+
+usage: ci/tests/run.py OUTDIR
+Writes OUTDIR/results.json in the contract's schema (variant "pipeline"),
+prints each failure and the summary line; exit 0 or 1.
+"""
+
+import json
+import os
+import sys
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Recorder(unittest.TextTestResult):
+    def __init__(self, *a, **k):
+        super().__init__(*a, **k)
+        self.records, self.t0 = [], None
+
+    def startTest(self, test):
+        self.t0 = time.monotonic()
+        super().startTest(test)
+
+    def _add(self, test, status, reason=''):
+        cls, _, name = test.id().rpartition('.')
+        self.records.append({'source': 'pipeline', 'suite': cls.rsplit('.', 1)[-1],
+                             'name': name, 'status': status,
+                             'duration': round(time.monotonic() - self.t0, 6),
+                             'reason': reason})
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self._add(test, 'pass')
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self._add(test, 'fail', '%s: %s' % (err[0].__name__, str(err[1]).splitlines()[0]))
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self._add(test, 'fail', '%s: %s' % (err[0].__name__, str(err[1]).splitlines()[0]))
+
+    def addSkip(self, test, reason):
+        super().addSkip(test, reason)
+        self._add(test, 'skip', reason)
+
+
+def main(argv):
+    if len(argv) != 2:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    outdir = argv[1]
+    os.makedirs(outdir, exist_ok=True)
+    suite = unittest.defaultTestLoader.discover(HERE, pattern='test_*.py')
+    with open(os.path.join(outdir, 'unittest.log'), 'w') as log:
+        result = unittest.TextTestRunner(stream=log, verbosity=2,
+                                         resultclass=Recorder).run(suite)
+    tests = result.records
+    c = {'passed': sum(t['status'] == 'pass' for t in tests),
+         'failed': sum(t['status'] == 'fail' for t in tests),
+         'skipped': sum(t['status'] == 'skip' for t in tests)}
+    code = 1 if c['failed'] or not tests else 0
+    with open(os.path.join(outdir, 'results.json'), 'w') as f:
+        json.dump({'arch': 'host', 'variant': 'pipeline', 'exit_code': code,
+                   'summary': c, 'tests': tests}, f, indent=1)
+        f.write('\n')
+    for t in tests:
+        if t['status'] == 'fail':
+            print('nsfd: pipeline: FAIL %s.%s: %s' % (t['suite'], t['name'], t['reason']))
+    print('nsfd: pipeline: %d passed, %d failed, %d skipped (log: %s)' % (
+        c['passed'], c['failed'], c['skipped'], os.path.join(outdir, 'unittest.log')))
+    return code
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
