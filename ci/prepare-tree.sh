@@ -98,7 +98,7 @@ lay_in() {
 	tree=$(g write-tree)
 	unset GIT_INDEX_FILE
 	# Fixed dates: the same inputs give the same commit id.
-	GIT_AUTHOR_DATE=@0 GIT_COMMITTER_DATE=@0 \
+	GIT_AUTHOR_DATE="2024-11-17T12:00:00Z" GIT_COMMITTER_DATE="2024-11-17T12:00:00Z" \
 		g commit-tree "$tree" -p "$parent" -F "$dir/commit-msg"
 }
 

@@ -1,0 +1,39 @@
+#!/bin/bash
+# The mailable series: patches/series plus the test patches generated from
+# kunit/ and selftests/nsfd/, with the cover letter of patches/cover-letter.txt
+# (first line: subject; then the body), into out/series/. Every patch is
+# checked with checkpatch --strict; exit 1 if any reports anything.
+#
+# usage: ci/make-series.sh
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+src=$top/build/linux-source-6.12
+out=$top/out/series
+
+"$top/ci/prepare-tree.sh" "$src"
+rm -rf "$out"; mkdir -p "$out"
+git -C "$src" format-patch -q --cover-letter --thread=shallow -o "$out" nsfd-base..nsfd-tests
+
+cover=$top/patches/cover-letter.txt
+if [ -f "$cover" ]; then
+	python3 - "$out"/0000-cover-letter.patch "$cover" <<'PY'
+import re, sys
+path, cover = sys.argv[1], open(sys.argv[2]).read().split('\n', 1)
+subject, body = cover[0].strip(), cover[1].strip('\n') if len(cover) > 1 else ''
+text = open(path).read()
+text = re.sub(r'\[PATCH 0/(\d+)\] \*\*\* SUBJECT HERE \*\*\*',
+              lambda m: re.sub(r'\[PATCH 0/\d+\]', '[PATCH 0/%s]' % m.group(1), subject), text)
+text = text.replace('*** BLURB HERE ***', body)
+open(path, 'w').write(text)
+PY
+fi
+
+rc=0
+for p in "$out"/0*.patch; do
+	case $p in *0000-cover-letter.patch) continue ;; esac
+	r=$(cd "$src" && perl scripts/checkpatch.pl --strict --terse "$p" | tail -n 1)
+	printf '%-70s %s\n' "$(basename "$p")" "$r"
+	case $r in *" 0 errors, 0 warnings, 0 checks"*) ;; *) rc=1 ;; esac
+done
+echo "series: $(ls "$out" | wc -l) files in $out"
+exit $rc
