@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for setns(2)'s internals in kernel/nsproxy.c, which includes
+ * this file so that the static helpers are reachable: prepare_nsset(),
+ * validate_ns(), put_nsset() and each namespace type's install callback.
+ *
+ * Every case works on namespaces it creates itself, so that reference
+ * counts are exact: the init namespaces are shared with every kthread.
+ */
+#include <kunit/test.h>
+#include <linux/cred.h>
+#include <linux/fdtable.h>
+#include <linux/fs_struct.h>
+#include <linux/mman.h>
+
+struct nsproxy_case {
+	const char *name;
+	int type;
+	int refs;	/* references install takes on the target */
+};
+
+static const struct nsproxy_case nsproxy_cases[] = {
+#ifdef CONFIG_UTS_NS
+	{ "uts", CLONE_NEWUTS, 1 },
+#endif
+#ifdef CONFIG_IPC_NS
+	{ "ipc", CLONE_NEWIPC, 1 },
+#endif
+#ifdef CONFIG_NET_NS
+	{ "net", CLONE_NEWNET, 1 },
+#endif
+#ifdef CONFIG_CGROUPS
+	{ "cgroup", CLONE_NEWCGROUP, 1 },
+#endif
+#ifdef CONFIG_PID_NS
+	{ "pid", CLONE_NEWPID, 1 },
+#endif
+	{ "mnt", CLONE_NEWNS, 1 },
+#ifdef CONFIG_TIME_NS
+	{ "time", CLONE_NEWTIME, 2 },	/* time and time_for_children */
+#endif
+};
+
+static void nsproxy_case_desc(const struct nsproxy_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(nsproxy, nsproxy_cases, nsproxy_case_desc);
+
+/* The namespace of one type in an nsproxy; "for children" where it differs. */
+static struct ns_common *nsproxy_ns(struct nsproxy *nsp, int type)
+{
+	switch (type) {
+#ifdef CONFIG_UTS_NS
+	case CLONE_NEWUTS:
+		return &nsp->uts_ns->ns;
+#endif
+#ifdef CONFIG_IPC_NS
+	case CLONE_NEWIPC:
+		return &nsp->ipc_ns->ns;
+#endif
+#ifdef CONFIG_NET_NS
+	case CLONE_NEWNET:
+		return &nsp->net_ns->ns;
+#endif
+#ifdef CONFIG_CGROUPS
+	case CLONE_NEWCGROUP:
+		return &nsp->cgroup_ns->ns;
+#endif
+#ifdef CONFIG_PID_NS
+	case CLONE_NEWPID:
+		return &nsp->pid_ns_for_children->ns;
+#endif
+	case CLONE_NEWNS:
+		return &nsp->mnt_ns->ns;
+#ifdef CONFIG_TIME_NS
+	case CLONE_NEWTIME:
+		return &nsp->time_ns_for_children->ns;
+#endif
+	}
+	return NULL;
+}
+
+static void nsproxy_put_action(void *nsp)
+{
+	put_nsproxy(nsp);
+}
+
+/*
+ * An nsproxy that holds a new namespace of @type and shares the others with
+ * the test task. Released when the case ends.
+ */
+static struct nsproxy *nsproxy_private(struct kunit *test, int type)
+{
+	struct fs_struct *fs = copy_fs_struct(current->fs);
+	struct nsproxy *nsp;
+
+	KUNIT_ASSERT_NOT_NULL(test, fs);
+	nsp = create_new_namespaces(type, current, current_user_ns(), fs);
+	/* copy_mnt_ns() rerooted the copy, not the test task. */
+	free_fs_struct(fs);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, nsp);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, nsproxy_put_action, nsp));
+	KUNIT_ASSERT_PTR_NE(test, nsproxy_ns(nsp, type), nsproxy_ns(current->nsproxy, type));
+	return nsp;
+}
+
+/* Every namespace of @nsp but the one of @type is the test task's. */
+static void expect_only_type_differs(struct kunit *test, struct nsproxy *nsp, int type)
+{
+	const struct nsproxy_case *c;
+
+	for (c = nsproxy_cases; c < nsproxy_cases + ARRAY_SIZE(nsproxy_cases); c++) {
+		if (c->type == type)
+			continue;
+		KUNIT_EXPECT_PTR_EQ_MSG(test, nsproxy_ns(nsp, c->type),
+					nsproxy_ns(current->nsproxy, c->type),
+					"%s namespace changed", c->name);
+	}
+}
+
+static int nsproxy_test_init(struct kunit *test)
+{
+	int err;
+
+	/*
+	 * The case's kthread shares init's fs_struct and files with every
+	 * kthread: mntns_install() refuses a shared fs, and fds must not land
+	 * in init's table. timens_install() reads current->mm.
+	 */
+	err = unshare_fs_struct();
+	if (!err)
+		err = unshare_files();
+	if (err)
+		return err;
+	if (IS_ERR_VALUE(kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ,
+				       MAP_PRIVATE | MAP_ANONYMOUS, 0)))
+		return -ENOMEM;
+	return 0;
+}
+
+/* install takes the target's references and switches only its type. */
+static void install_switches_only_that_namespace(struct kunit *test)
+{
+	const struct nsproxy_case *c = test->param_value;
+	struct nsproxy *priv = nsproxy_private(test, c->type);
+	struct ns_common *target = nsproxy_ns(priv, c->type);
+	struct nsset nsset = {};
+	unsigned int base;
+
+	KUNIT_ASSERT_EQ(test, prepare_nsset(c->type, &nsset), 0);
+	base = refcount_read(&target->count);
+
+	KUNIT_EXPECT_EQ(test, validate_ns(&nsset, target), 0);
+	KUNIT_EXPECT_PTR_EQ(test, nsproxy_ns(nsset.nsproxy, c->type), target);
+	KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base + c->refs);
+	expect_only_type_differs(test, nsset.nsproxy, c->type);
+	/* Nothing is committed before commit_nsset(). */
+	KUNIT_EXPECT_PTR_NE(test, nsproxy_ns(current->nsproxy, c->type), target);
+
+	put_nsset(&nsset);
+	KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base);
+}
+
+/* Without CAP_SYS_ADMIN, install fails with EPERM and takes nothing. */
+static void install_without_cap_sys_admin_is_eperm(struct kunit *test)
+{
+	const struct nsproxy_case *c = test->param_value;
+	struct nsproxy *priv = nsproxy_private(test, c->type);
+	struct ns_common *target = nsproxy_ns(priv, c->type);
+	const struct cred *old;
+	struct nsset nsset = {};
+	struct cred *cred;
+	unsigned int base;
+
+	cred = prepare_creds();
+	KUNIT_ASSERT_NOT_NULL(test, cred);
+	cap_lower(cred->cap_effective, CAP_SYS_ADMIN);
+	old = override_creds(cred);
+	/* override_creds() took its own reference. */
+	put_cred(cred);
+
+	KUNIT_EXPECT_EQ(test, prepare_nsset(c->type, &nsset), 0);
+	base = refcount_read(&target->count);
+	KUNIT_EXPECT_EQ(test, validate_ns(&nsset, target), -EPERM);
+	KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base);
+	KUNIT_EXPECT_PTR_NE(test, nsproxy_ns(nsset.nsproxy, c->type), target);
+	expect_only_type_differs(test, nsset.nsproxy, c->type);
+	put_nsset(&nsset);
+	revert_creds(old);
+	KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base);
+}
+
+static struct ns_common *nsproxy_get_same(struct ns_common *ns)
+{
+	refcount_inc(&ns->count);
+	return ns;
+}
+
+/*
+ * setns(2) on a file of one type with the CLONE_NEW* of another fails with
+ * EINVAL before anything is installed: the task keeps its namespaces and
+ * the target's count is what the open file holds.
+ */
+static void setns_mismatched_type_installs_nothing(struct kunit *test)
+{
+	const struct nsproxy_case *c = test->param_value;
+	struct nsproxy *priv = nsproxy_private(test, c->type);
+	struct ns_common *target = nsproxy_ns(priv, c->type);
+	struct nsproxy *before = current->nsproxy;
+	const struct nsproxy_case *other;
+	unsigned int base;
+	int fd;
+
+	fd = open_related_ns(target, nsproxy_get_same);
+	KUNIT_ASSERT_GE(test, fd, 0);
+	base = refcount_read(&target->count);
+	for (other = nsproxy_cases; other < nsproxy_cases + ARRAY_SIZE(nsproxy_cases); other++) {
+		if (other->type == c->type)
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, __do_sys_setns(fd, other->type), -EINVAL,
+				    "%s fd with CLONE_NEW* of %s", c->name, other->name);
+		KUNIT_EXPECT_PTR_EQ(test, current->nsproxy, before);
+		KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base);
+	}
+	close_fd(fd);
+}
+
+/* setns(2) with a pidfd and no flags, or unknown flags, is EINVAL. */
+static void check_setns_flags_rejects_zero_and_unknown_bits(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, check_setns_flags(0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, check_setns_flags(CLONE_VM), -EINVAL);
+	KUNIT_EXPECT_EQ(test, check_setns_flags(CLONE_NEWUTS | CLONE_VM), -EINVAL);
+	KUNIT_EXPECT_EQ(test, check_setns_flags(CLONE_NEWNS | CLONE_NEWUSER), 0);
+}
+
+static struct kunit_case nsproxy_test_cases[] = {
+	KUNIT_CASE_PARAM(install_switches_only_that_namespace, nsproxy_gen_params),
+	KUNIT_CASE_PARAM(install_without_cap_sys_admin_is_eperm, nsproxy_gen_params),
+	KUNIT_CASE_PARAM(setns_mismatched_type_installs_nothing, nsproxy_gen_params),
+	KUNIT_CASE(check_setns_flags_rejects_zero_and_unknown_bits),
+	{}
+};
+
+static struct kunit_suite nsproxy_test_suite = {
+	.name = "nsproxy_setns",
+	.init = nsproxy_test_init,
+	.test_cases = nsproxy_test_cases,
+};
+
+kunit_test_suite(nsproxy_test_suite);
