@@ -73,7 +73,7 @@ static struct ns_common *nsproxy_ns(struct nsproxy *nsp, int type)
 		return &nsp->pid_ns_for_children->ns;
 #endif
 	case CLONE_NEWNS:
-		return &nsp->mnt_ns->ns;
+		return from_mnt_ns(nsp->mnt_ns);
 #ifdef CONFIG_TIME_NS
 	case CLONE_NEWTIME:
 		return &nsp->time_ns_for_children->ns;
