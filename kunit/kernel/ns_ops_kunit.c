@@ -22,6 +22,8 @@
 #include <linux/user_namespace.h>
 #include <linux/utsname.h>
 #include <net/net_namespace.h>
+#include <net/sock.h>
+#include <asm/unistd.h>
 
 struct ns_ops_case {
 	const struct proc_ns_operations *ops;
@@ -426,6 +428,118 @@ static struct kunit_suite get_net_ns_by_fd_test_suite = {
 	.init = nsfs_test_init,
 	.test_cases = get_net_ns_by_fd_test_cases,
 };
+
+#ifdef __NR_socketat
+/*
+ * socketat(2)'s core: the socket belongs to the netns the fd names and
+ * holds one reference on it for its life; failed calls take none.
+ */
+static void socketat_socket_lives_in_target_net(struct kunit *test)
+{
+	struct net *net = private_net(test);
+	struct file *file;
+	unsigned int base;
+	int nsfd, fd;
+
+	nsfd = open_related_ns(&net->ns, ns_get_same_related);
+	KUNIT_ASSERT_GE(test, nsfd, 0);
+	base = refcount_read(&net->ns.count);
+
+	fd = __sys_socketat(nsfd, AF_UNIX, SOCK_DGRAM, 0);
+	KUNIT_ASSERT_GE(test, fd, 0);
+	file = fget(fd);
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	KUNIT_EXPECT_PTR_EQ(test, sock_net(sock_from_file(file)->sk), net);
+	KUNIT_EXPECT_EQ(test, refcount_read(&net->ns.count), base + 1);
+
+	/* Ours is the last reference to the file: release it now. */
+	close_fd(fd);
+	__fput_sync(file);
+	KUNIT_EXPECT_EQ(test, refcount_read(&net->ns.count), base);
+	close_fd(nsfd);
+	put_net(net);
+}
+
+static void socketat_count_rises_by_one_per_socket(struct kunit *test)
+{
+	struct net *net = private_net(test);
+	struct file *files[4];
+	unsigned int base, i;
+	int nsfd, fd;
+
+	nsfd = open_related_ns(&net->ns, ns_get_same_related);
+	KUNIT_ASSERT_GE(test, nsfd, 0);
+	base = refcount_read(&net->ns.count);
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		fd = __sys_socketat(nsfd, AF_UNIX, SOCK_STREAM, 0);
+		KUNIT_ASSERT_GE(test, fd, 0);
+		files[i] = fget(fd);
+		close_fd(fd);
+		KUNIT_EXPECT_EQ(test, refcount_read(&net->ns.count), base + i + 1);
+	}
+	for (i = 0; i < ARRAY_SIZE(files); i++)
+		__fput_sync(files[i]);
+	KUNIT_EXPECT_EQ(test, refcount_read(&net->ns.count), base);
+	close_fd(nsfd);
+	put_net(net);
+}
+
+static void socketat_errors_leave_count_alone(struct kunit *test)
+{
+	struct net *net = private_net(test);
+	struct uts_namespace *uts = private_uts(test);
+	unsigned int base;
+	int nsfd, utsfd;
+
+	nsfd = open_related_ns(&net->ns, ns_get_same_related);
+	KUNIT_ASSERT_GE(test, nsfd, 0);
+	utsfd = open_related_ns(&uts->ns, ns_get_same_related);
+	KUNIT_ASSERT_GE(test, utsfd, 0);
+	base = refcount_read(&net->ns.count);
+
+	KUNIT_EXPECT_EQ(test, __sys_socketat(nsfd, AF_MAX, SOCK_DGRAM, 0), -EAFNOSUPPORT);
+	KUNIT_EXPECT_EQ(test, __sys_socketat(nsfd, AF_UNIX, SOCK_DGRAM | 0x100000, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, __sys_socketat(nsfd, AF_UNIX, SOCK_DGRAM, 1), -EPROTONOSUPPORT);
+	KUNIT_EXPECT_EQ(test, __sys_socketat(utsfd, AF_UNIX, SOCK_DGRAM, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, __sys_socketat(-2, AF_UNIX, SOCK_DGRAM, 0), -EBADF);
+	KUNIT_EXPECT_EQ(test, refcount_read(&net->ns.count), base);
+
+	close_fd(utsfd);
+	close_fd(nsfd);
+	put_uts_ns(uts);
+	put_net(net);
+}
+
+/* nsfd -1 is the caller's own netns, exactly socket(2). */
+static void socketat_minus_one_is_current_net(struct kunit *test)
+{
+	struct file *file;
+	int fd = __sys_socketat(-1, AF_UNIX, SOCK_DGRAM, 0);
+
+	KUNIT_ASSERT_GE(test, fd, 0);
+	file = fget(fd);
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	KUNIT_EXPECT_PTR_EQ(test, sock_net(sock_from_file(file)->sk), current->nsproxy->net_ns);
+	fput(file);
+	close_fd(fd);
+}
+
+static struct kunit_case socketat_test_cases[] = {
+	KUNIT_CASE(socketat_socket_lives_in_target_net),
+	KUNIT_CASE(socketat_count_rises_by_one_per_socket),
+	KUNIT_CASE(socketat_errors_leave_count_alone),
+	KUNIT_CASE(socketat_minus_one_is_current_net),
+	{}
+};
+
+static struct kunit_suite socketat_test_suite = {
+	.name = "socketat",
+	.init = nsfs_test_init,
+	.test_cases = socketat_test_cases,
+};
+
+kunit_test_suite(socketat_test_suite);
+#endif /* __NR_socketat: only where the tree has the syscall */
 
 kunit_test_suites(&ns_ops_test_suite, &nsfs_test_suite, &get_net_ns_by_fd_test_suite);
 
