@@ -5,6 +5,7 @@
 #   make test   pipeline tests, x86_64, riscv64, x86_64 debug
 #   make check  the pipeline's own tests only (no kernel)
 #   make series the mailable series in out/series/, checkpatch --strict
+#   make bench  socketat's cost in the x86_64 guest, out/x86_64/bench.json
 #
 # make turns any failing exit status into 2; ci/nsfd, which these targets
 # call, exits 0/1/125/2 as README.md says (use it for git bisect run).
@@ -24,10 +25,13 @@ check:
 series:
 	@ci/make-series.sh
 
+bench:
+	@ci/nsfd bench $(ARCH)
+
 clean:
 	rm -rf out
 
 distclean:
 	rm -rf build out
 
-.PHONY: run test check series clean distclean
+.PHONY: run test check series bench clean distclean

@@ -4,7 +4,8 @@
 # The kernel's own usr/gen_init_cpio writes the archive, device node and
 # all, so no root and no mknod are needed.
 #
-# usage: ci/build-initramfs.sh KERNEL_BUILD_DIR GUEST_DIR CC
+# usage: ci/build-initramfs.sh KERNEL_BUILD_DIR GUEST_DIR CC [PROGRAM...]
+# PROGRAMs, when given, are the tests instead of the kselftests.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 kdir=${1:?usage: ci/build-initramfs.sh KERNEL_BUILD_DIR GUEST_DIR CC}
@@ -12,9 +13,12 @@ gdir=${2:?}
 cc=${3:?}
 tests=$kdir/kselftest/nsfd
 cpio=$kdir/usr/gen_init_cpio
+shift 3
+progs=("$@")
+[ ${#progs[@]} -gt 0 ] || progs=("$tests"/*)
 
 [ -x "$cpio" ] || { echo "initramfs: $cpio is missing: the kernel needs CONFIG_BLK_DEV_INITRD=y" >&2; exit 1; }
-[ -d "$tests" ] || { echo "initramfs: no tests in $tests: did kselftest-all TARGETS=nsfd run?" >&2; exit 1; }
+[ $# -gt 0 ] || [ -d "$tests" ] || { echo "initramfs: no tests in $tests: did kselftest-all TARGETS=nsfd run?" >&2; exit 1; }
 mkdir -p "$gdir"
 
 if [ ! -x "$gdir/init" ] || [ "$here/guest-init.c" -nt "$gdir/init" ]; then
@@ -30,12 +34,12 @@ spec=$gdir/initramfs.list
 	echo "file /init $gdir/init 0755 0 0"
 	echo "file /tests/settings $(dirname "$here")/selftests/nsfd/settings 0644 0 0"
 	n=0
-	for t in "$tests"/*; do
+	for t in "${progs[@]}"; do
 		[ -f "$t" ] && [ -x "$t" ] || continue
 		echo "file /tests/$(basename "$t") $t 0755 0 0"
 		n=$((n + 1))
 	done
-	[ $n -gt 0 ] || { echo "initramfs: no test binaries in $tests" >&2; exit 1; }
+	[ $n -gt 0 ] || { echo "initramfs: no test programs (${progs[*]})" >&2; exit 1; }
 } >"$spec.new"
 mv "$spec.new" "$spec"
 "$cpio" "$spec" >"$gdir/initramfs.cpio.new"

@@ -228,6 +228,27 @@ def cmd_summary(a):
     return EXIT_PASS if codes else EXIT_FAIL
 
 
+def cmd_bench(a):
+    """bench.json from the benchmark's "# bench-json: {...}" line."""
+    log = read(os.path.join(a.outdir, 'console-bench.log')) or ''
+    lines, ended = ktap.extract(log, 'guest')
+    doc = None
+    for _, text in lines:
+        s = text.strip()
+        if s.startswith('# bench-json: '):
+            doc = json.loads(s[len('# bench-json: '):])
+        elif s.startswith('#') and not s.startswith('# selftests:'):
+            print('nsfd: bench:' + s[1:])
+    res = ktap.results(lines, 'bench')
+    if doc is None or not ended or any(r['status'] == 'fail' for r in res):
+        print('nsfd: bench: no complete result; see %s' % os.path.join(a.outdir, 'console-bench.log'))
+        return EXIT_FAIL
+    with open(os.path.join(a.outdir, 'bench.json'), 'w') as f:
+        json.dump(doc, f, indent=1)
+        f.write('\n')
+    return EXIT_PASS
+
+
 def main(argv):
     p = argparse.ArgumentParser(prog='ci/report.py')
     sub = p.add_subparsers(dest='cmd', required=True)
@@ -240,11 +261,13 @@ def main(argv):
     v.add_argument('--patch', action='append', default=[])
     s = sub.add_parser('summary')
     s.add_argument('results', nargs='+')
+    b = sub.add_parser('bench')
+    b.add_argument('outdir')
     try:
         a = p.parse_args(argv)
     except SystemExit as e:
         return EXIT_ENV if e.code else EXIT_PASS
-    return cmd_variant(a) if a.cmd == 'variant' else cmd_summary(a)
+    return {'variant': cmd_variant, 'summary': cmd_summary, 'bench': cmd_bench}[a.cmd](a)
 
 
 if __name__ == '__main__':

@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lifetime: a namespace outlives its last task while an fd to its nsfs
+ * file is open, or while that file is bind-mounted (also after the fd is
+ * closed), and is freed once both are gone.
+ *
+ * What shows that a namespace is alive, per type: the state a task left
+ * in it is still there when we setns into it (hostname, a SysV shm
+ * segment, a tmpfs mount, time offsets, a cgroup root, a user ns owner, a
+ * pid ns whose init is gone). What shows that one is freed: a veth pair
+ * with one end in the netns is destroyed with it, so the peer left in our
+ * netns disappears (RTM_DELLINK on an RTNLGRP_LINK socket).
+ *
+ * Each test runs in a private mount namespace with / private and fresh
+ * tmpfs mounts on /tmp and /run, where the bind mounts are made.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/ipc.h>
+#include <sys/mount.h>
+#include <sys/shm.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/nsfs.h>
+
+#include "nsfd_helpers.h"
+#include "../kselftest_harness.h"
+
+#define PIN_FILE	"/run/nsfd-pin"
+#define PIN_HOSTNAME	"nsfd-pinned"
+#define PIN_SHM_KEY	0x6e736664
+#define PIN_SHM_MAGIC	"nsfd shm still here"
+#define PIN_MNT_DIR	"/tmp/nsfd-pin-mnt"
+#define PIN_MNT_STAMP	PIN_MNT_DIR "/stamp"
+#define PIN_CG_MOUNT	"/tmp/nsfd-cgroup2"
+#define PIN_CG_DIR	PIN_CG_MOUNT "/nsfd-pin"
+#define PIN_TIME_OFFSET	1000
+#define DELLINK_TIMEOUT_MS	20000
+
+/* The child's side: create the namespace and leave a mark in it. */
+
+static int mark_uts(void)
+{
+	if (unshare(CLONE_NEWUTS))
+		return -errno;
+	return nsfd_err(sethostname(PIN_HOSTNAME, strlen(PIN_HOSTNAME)));
+}
+
+static int mark_ipc(void)
+{
+	char *p;
+	int id;
+
+	if (unshare(CLONE_NEWIPC))
+		return -errno;
+	id = shmget(PIN_SHM_KEY, 4096, IPC_CREAT | IPC_EXCL | 0600);
+	if (id < 0)
+		return -errno;
+	p = shmat(id, NULL, 0);
+	if (p == (void *)-1)
+		return -errno;
+	strcpy(p, PIN_SHM_MAGIC);
+	return nsfd_err(shmdt(p));
+}
+
+static int mark_mnt(void)
+{
+	if (unshare(CLONE_NEWNS))
+		return -errno;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return -errno;
+	if (mount("tmpfs", PIN_MNT_DIR, "tmpfs", 0, "size=64k"))
+		return -errno;
+	return nsfd_touch(PIN_MNT_STAMP);
+}
+
+/* Offsets can be set until the first task enters: the child never does. */
+static int mark_time(void)
+{
+	char offsets[64];
+
+	if (unshare(CLONE_NEWTIME))
+		return -errno;
+	snprintf(offsets, sizeof(offsets), "monotonic %d 0", PIN_TIME_OFFSET);
+	return nsfd_write_file("/proc/self/timens_offsets", offsets);
+}
+
+static int mark_user(void)
+{
+	int err = nsfd_become_nobody();
+
+	return err ? err : nsfd_err(unshare(CLONE_NEWUSER));
+}
+
+/* The new pid ns's init (a grandchild) exits on release, before the child. */
+static int mark_pid(void)
+{
+	pid_t pid;
+
+	if (unshare(CLONE_NEWPID))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		nsfd_child_wait_release();
+		_exit(0);
+	}
+	return 0;
+}
+
+/* A cgroup ns rooted at PIN_CG_DIR, which the child moved into. */
+static int mark_cgroup(void)
+{
+	int err = nsfd_write_file(PIN_CG_DIR "/cgroup.procs", "0");
+
+	return err ? err : nsfd_err(unshare(CLONE_NEWCGROUP));
+}
+
+/* Our side, after setns into the pinned namespace: is the mark there? */
+
+static int read_back_uts(void)
+{
+	struct utsname u;
+
+	if (uname(&u))
+		return -errno;
+	return strcmp(u.nodename, PIN_HOSTNAME) ? -ENOENT : 0;
+}
+
+static int read_back_ipc(void)
+{
+	int id = shmget(PIN_SHM_KEY, 0, 0), err;
+	char *p;
+
+	if (id < 0)
+		return -errno;
+	p = shmat(id, NULL, SHM_RDONLY);
+	if (p == (void *)-1)
+		return -errno;
+	err = strcmp(p, PIN_SHM_MAGIC) ? -EBADMSG : 0;
+	shmdt(p);
+	return err;
+}
+
+static int read_back_mnt(void)
+{
+	struct stat st;
+
+	return nsfd_err(stat(PIN_MNT_STAMP, &st));
+}
+
+static int read_back_cgroup(void)
+{
+	char buf[256];
+	int err = nsfd_read_file("/proc/self/cgroup", buf, sizeof(buf));
+
+	/* We are in the root cgroup, above the ns root: "/..". */
+	if (err)
+		return err;
+	return strcmp(buf, "0::/..\n") ? -EBADMSG : 0;
+}
+
+struct pin_kind {
+	const char *name;	/* the /proc/<pid>/ns entry that is pinned */
+	int type;
+	int (*mark)(void);
+	int (*read_back)(void);	/* in this ns before setns: the mark is absent */
+};
+
+FIXTURE(pin) {
+	struct nsfd_child child;
+};
+
+FIXTURE_VARIANT(pin) {
+	struct pin_kind kind;
+};
+
+FIXTURE_VARIANT_ADD(pin, uts) {
+	.kind = { "uts", CLONE_NEWUTS, mark_uts, read_back_uts },
+};
+FIXTURE_VARIANT_ADD(pin, ipc) {
+	.kind = { "ipc", CLONE_NEWIPC, mark_ipc, read_back_ipc },
+};
+FIXTURE_VARIANT_ADD(pin, mnt) {
+	.kind = { "mnt", CLONE_NEWNS, mark_mnt, read_back_mnt },
+};
+FIXTURE_VARIANT_ADD(pin, time) {
+	.kind = { "time_for_children", CLONE_NEWTIME, mark_time, NULL },
+};
+FIXTURE_VARIANT_ADD(pin, user) {
+	.kind = { "user", CLONE_NEWUSER, mark_user, NULL },
+};
+FIXTURE_VARIANT_ADD(pin, pid) {
+	.kind = { "pid_for_children", CLONE_NEWPID, mark_pid, NULL },
+};
+FIXTURE_VARIANT_ADD(pin, cgroup) {
+	.kind = { "cgroup", CLONE_NEWCGROUP, mark_cgroup, read_back_cgroup },
+};
+
+static int mark(void *arg)
+{
+	const struct pin_kind *kind = arg;
+
+	return kind->mark();
+}
+
+FIXTURE_SETUP(pin)
+{
+	int err;
+
+	self->child.pid = 0;
+	ASSERT_EQ(nsfd_private_mounts(), 0);
+	/* Our own uts and ipc: the marks cannot be ours by accident. */
+	ASSERT_EQ(unshare(CLONE_NEWUTS | CLONE_NEWIPC), 0);
+	ASSERT_EQ(mkdir(PIN_MNT_DIR, 0755), 0);
+	if (variant->kind.type == CLONE_NEWCGROUP) {
+		ASSERT_EQ(mkdir(PIN_CG_MOUNT, 0755), 0);
+		ASSERT_EQ(mount("cgroup2", PIN_CG_MOUNT, "cgroup2", 0, NULL), 0) {
+			TH_LOG("mount cgroup2: %s", strerror(errno));
+		}
+		ASSERT_EQ(mkdir(PIN_CG_DIR, 0755), 0);
+	}
+	if (variant->kind.type == CLONE_NEWUSER && !nsfd_unpriv_userns_allowed())
+		SKIP(return, "kernel.unprivileged_userns_clone is 0");
+	if (variant->kind.read_back)
+		ASSERT_NE(variant->kind.read_back(), 0);
+	err = nsfd_child_start(&self->child, mark, (void *)&variant->kind);
+	ASSERT_EQ(err, 0) {
+		TH_LOG("child: %s: %s", variant->kind.name, strerror(-err));
+	}
+}
+
+FIXTURE_TEARDOWN(pin)
+{
+	if (self->child.pid > 0)
+		nsfd_child_finish(&self->child);
+	if (variant->kind.type == CLONE_NEWCGROUP)
+		rmdir(PIN_CG_DIR);
+}
+
+/*
+ * setns into the pinned namespace and find the child's mark. time: the
+ * offset shows in CLOCK_MONOTONIC; user: its owner is still nobody; pid:
+ * it can be joined, but its init is gone, so fork() into it is ENOMEM.
+ */
+static void assert_mark_is_there(struct __test_metadata *_metadata,
+				 const struct pin_kind *kind, int fd)
+{
+	struct timespec before, after;
+	uid_t uid;
+	pid_t pid;
+
+	ASSERT_EQ(ioctl(fd, NS_GET_NSTYPE), kind->type);
+	switch (kind->type) {
+	case CLONE_NEWTIME:
+		ASSERT_EQ(clock_gettime(CLOCK_MONOTONIC, &before), 0);
+		ASSERT_EQ(setns(fd, kind->type), 0);
+		ASSERT_EQ(clock_gettime(CLOCK_MONOTONIC, &after), 0);
+		EXPECT_GE(after.tv_sec - before.tv_sec, PIN_TIME_OFFSET - 1);
+		EXPECT_LT(after.tv_sec - before.tv_sec, PIN_TIME_OFFSET + 30);
+		return;
+	case CLONE_NEWUSER:
+		ASSERT_EQ(ioctl(fd, NS_GET_OWNER_UID, &uid), 0);
+		EXPECT_EQ(uid, (uid_t)NOBODY_UID);
+		ASSERT_EQ(setns(fd, kind->type), 0);
+		EXPECT_EQ(nsfd_self_ino("user"), nsfd_fd_ino(fd));
+		return;
+	case CLONE_NEWPID:
+		ASSERT_EQ(setns(fd, kind->type), 0);
+		EXPECT_EQ(nsfd_self_ino("pid_for_children"), nsfd_fd_ino(fd));
+		pid = fork();
+		if (pid == 0)
+			_exit(0);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+		ASSERT_EQ(pid, -1);
+		ASSERT_EQ(errno, ENOMEM);
+		return;
+	}
+	ASSERT_EQ(setns(fd, kind->type), 0);
+	ASSERT_EQ(kind->read_back(), 0) {
+		TH_LOG("%s: the mark is gone", kind->name);
+	}
+}
+
+TEST_F(pin, fd_keeps_namespace_after_last_task_exits)
+{
+	int fd = nsfd_open_ns(self->child.pid, variant->kind.name);
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(nsfd_child_finish(&self->child), 0);
+	assert_mark_is_there(_metadata, &variant->kind, fd);
+	close(fd);
+}
+
+TEST_F(pin, bind_mount_keeps_namespace_after_fd_closed)
+{
+	int fd = nsfd_open_ns(self->child.pid, variant->kind.name);
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(nsfd_bind_ns(self->child.pid, variant->kind.name, PIN_FILE), 0) {
+		TH_LOG("bind /proc/%d/ns/%s: %s", self->child.pid, variant->kind.name,
+		       strerror(errno));
+	}
+	ASSERT_EQ(close(fd), 0);
+	ASSERT_EQ(nsfd_child_finish(&self->child), 0);
+	fd = open(PIN_FILE, O_RDONLY | O_CLOEXEC);
+	ASSERT_GE(fd, 0);
+	assert_mark_is_there(_metadata, &variant->kind, fd);
+	close(fd);
+}
+
+/* fs/namespace.c mnt_ns_loop(): a mnt ns file may not be bound into itself. */
+TEST(bind_mount_of_own_mnt_ns_is_einval)
+{
+	ASSERT_EQ(nsfd_private_mounts(), 0);
+	ASSERT_EQ(nsfd_touch(PIN_FILE), 0);
+	ASSERT_EQ(mount("/proc/self/ns/mnt", PIN_FILE, NULL, MS_BIND, NULL), -1);
+	ASSERT_EQ(errno, EINVAL);
+}
+
+/*
+ * netns: the child's netns N holds one end of a veth pair, the other end
+ * stays in our (private) netns. While N lives, our end is there; when N
+ * is freed its devices are destroyed, ours with it.
+ */
+FIXTURE(netpin) {
+	struct nsfd_child child;
+	int nl;		/* rtnetlink, our netns */
+	int mon;	/* RTNLGRP_LINK, our netns */
+	int ifindex;	/* our end */
+	int fd;		/* N */
+};
+
+static int unshare_net(void *arg)
+{
+	(void)arg;
+	return nsfd_err(unshare(CLONE_NEWNET));
+}
+
+FIXTURE_SETUP(netpin)
+{
+	int err;
+
+	self->child.pid = 0;
+	self->fd = -1;
+	ASSERT_EQ(nsfd_private_mounts(), 0);
+	ASSERT_EQ(unshare(CLONE_NEWNET), 0);
+	self->nl = nsfd_nl_open(0);
+	ASSERT_GE(self->nl, 0);
+	self->mon = nsfd_nl_open(RTMGRP_LINK);
+	ASSERT_GE(self->mon, 0);
+	ASSERT_EQ(nsfd_child_start(&self->child, unshare_net, NULL), 0);
+	self->fd = nsfd_open_ns(self->child.pid, "net");
+	ASSERT_GE(self->fd, 0);
+	err = nsfd_link_add(self->nl, "nsfd-here", "veth", -1, "nsfd-there", self->fd);
+	ASSERT_EQ(err, 0) {
+		TH_LOG("veth: %s", strerror(-err));
+	}
+	self->ifindex = nsfd_link_index(self->nl, "nsfd-here");
+	ASSERT_GT(self->ifindex, 0);
+}
+
+FIXTURE_TEARDOWN(netpin)
+{
+	if (self->child.pid > 0)
+		nsfd_child_finish(&self->child);
+	if (self->fd >= 0)
+		close(self->fd);
+	close(self->mon);
+	close(self->nl);
+}
+
+/* N is alive: its end of the pair is in it (rtnetlink from inside N). */
+static void assert_netns_alive(struct __test_metadata *_metadata, int fd, int ifindex, int mon)
+{
+	int here = nsfd_open_ns(0, "net"), nl;
+
+	ASSERT_GE(here, 0);
+	ASSERT_EQ(setns(fd, CLONE_NEWNET), 0);
+	nl = nsfd_nl_open(0);
+	ASSERT_EQ(setns(here, CLONE_NEWNET), 0);
+	ASSERT_GE(nl, 0);
+	EXPECT_GT(nsfd_link_index(nl, "nsfd-there"), 0);
+	close(nl);
+	close(here);
+	EXPECT_FALSE(nsfd_dellink_queued(mon, ifindex));
+	EXPECT_EQ(if_nametoindex("nsfd-here"), (unsigned int)ifindex);
+}
+
+static void assert_netns_freed(struct __test_metadata *_metadata, int mon, int ifindex)
+{
+	ASSERT_EQ(nsfd_wait_dellink(mon, ifindex, DELLINK_TIMEOUT_MS), 0) {
+		TH_LOG("no RTM_DELLINK for our veth end within %d ms", DELLINK_TIMEOUT_MS);
+	}
+	EXPECT_EQ(if_nametoindex("nsfd-here"), 0U);
+}
+
+/* The observable itself: unpinned, N dies with its task. */
+TEST_F(netpin, netns_without_pin_is_freed_when_its_task_exits)
+{
+	ASSERT_EQ(close(self->fd), 0);
+	self->fd = -1;
+	ASSERT_EQ(nsfd_child_finish(&self->child), 0);
+	assert_netns_freed(_metadata, self->mon, self->ifindex);
+}
+
+TEST_F(netpin, fd_keeps_netns_until_closed)
+{
+	ASSERT_EQ(nsfd_child_finish(&self->child), 0);
+	assert_netns_alive(_metadata, self->fd, self->ifindex, self->mon);
+	ASSERT_EQ(close(self->fd), 0);
+	self->fd = -1;
+	assert_netns_freed(_metadata, self->mon, self->ifindex);
+}
+
+/* Bind mount made, fd closed, task gone: alive until the umount. */
+TEST_F(netpin, bind_mount_keeps_netns_until_umount)
+{
+	int fd;
+
+	ASSERT_EQ(nsfd_bind_ns(self->child.pid, "net", PIN_FILE), 0);
+	ASSERT_EQ(close(self->fd), 0);
+	self->fd = -1;
+	ASSERT_EQ(nsfd_child_finish(&self->child), 0);
+	fd = open(PIN_FILE, O_RDONLY | O_CLOEXEC);
+	ASSERT_GE(fd, 0);
+	assert_netns_alive(_metadata, fd, self->ifindex, self->mon);
+	ASSERT_EQ(close(fd), 0);
+	ASSERT_EQ(umount(PIN_FILE), 0);
+	assert_netns_freed(_metadata, self->mon, self->ifindex);
+}
+
+/* Both pins: the umount alone does not free it, the last close does. */
+TEST_F(netpin, netns_freed_only_when_bind_mount_and_fd_are_gone)
+{
+	ASSERT_EQ(nsfd_bind_ns(self->child.pid, "net", PIN_FILE), 0);
+	ASSERT_EQ(nsfd_child_finish(&self->child), 0);
+	ASSERT_EQ(umount(PIN_FILE), 0);
+	assert_netns_alive(_metadata, self->fd, self->ifindex, self->mon);
+	ASSERT_EQ(close(self->fd), 0);
+	self->fd = -1;
+	assert_netns_freed(_metadata, self->mon, self->ifindex);
+}
+
+TEST_HARNESS_MAIN
