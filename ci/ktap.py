@@ -88,6 +88,14 @@ def _status(ok, directive):
     return 'fail', (word.lower() + ' ' + reason).strip() if word else reason
 
 
+def _why(diag):
+    """The diagnostic that best explains a failure without a reason."""
+    for d in diag:
+        if 'FAILED' in d or 'Expected' in d or 'ASSERT' in d:
+            return d.lstrip('# ').strip()
+    return diag[-1].lstrip('# ').strip() if diag else ''
+
+
 def _indent(text):
     return len(text) - len(text.lstrip(' \t'))
 
@@ -101,6 +109,7 @@ def parse(lines):
         nonlocal pos
         last_t = node.start
         pending = None              # a Node opened by "# Subtest:" or nesting
+        since = 0                   # diagnostics since the previous result
         while pos < len(lines):
             t, text = lines[pos]
             ind, s = _indent(text), text.strip()
@@ -135,6 +144,9 @@ def parse(lines):
                 res = pending if pending is not None else Node(name, node)
                 res.name = name
                 res.status, res.reason = _status(m.group(1) == 'ok', m.group(4))
+                if res.status == 'fail' and not res.reason:
+                    res.reason = _why(node.diag[since:])
+                since = len(node.diag)
                 if t is not None and last_t is not None:
                     res.duration = round(max(0.0, t - last_t), 6)
                 if t is not None:

@@ -56,6 +56,18 @@ class KunitKtap(unittest.TestCase):
             ('ns_ops', 'name_and_type.time'), ('ns_ops', 'get_put_balanced'),
             ('ns_ops', 'needs_socketat'), ('nsfs', 'same_inode_twice')]))
 
+    def test_failure_takes_its_reason_from_the_diagnostics(self):
+        self.assertEqual(self.res[('ns_ops', 'name_and_type.uts')]['reason'],
+                         'name_and_type: EXPECTATION FAILED at kernel/ns_ops_kunit.c:60')
+
+    def test_real_kunit_console_parses(self):
+        lines = ktap.extract(fixture('real-kunit-x86_64.log'), 'kunit')
+        res = ktap.results(lines, 'kunit')
+        self.assertGreater(len(res), 20)
+        self.assertEqual({r['status'] for r in res}, {'pass'})
+        self.assertIn(('nsproxy_setns', 'install_switches_only_that_namespace.mnt'),
+                      by_name(res))
+
     def test_skip_keeps_its_reason(self):
         self.assertEqual(self.res[('ns_ops', 'needs_socketat')]['reason'],
                          'socketat not implemented (ENOSYS)')
@@ -115,6 +127,12 @@ class Truncation(unittest.TestCase):
         res = ktap.results(lines, 'kselftest')
         self.assertTrue(any(r['status'] == 'fail' and 'truncated' in r['reason'] for r in res))
 
+    def test_plan_not_met_between_tests_fails(self):
+        lines = [(None, 'KTAP version 1'), (None, '1..3'), (None, 'ok 1 a'), (None, 'ok 2 b')]
+        res = ktap.results(lines, 'kunit')
+        self.assertEqual([r['status'] for r in res], ['pass', 'pass', 'fail'])
+        self.assertEqual(res[-1]['reason'], 'plan 1..3 but 2 results: KTAP stream truncated')
+
     def test_empty_stream_has_no_results(self):
         self.assertEqual(ktap.results([], 'kunit'), [])
 
@@ -129,6 +147,13 @@ class ConsoleScan(unittest.TestCase):
 
     def test_clean_debug_boot_has_no_findings(self):
         self.assertEqual(console.findings(fixture('clean-debug-boot.log')), [])
+
+    def test_recorded_debug_guest_is_clean_and_complete(self):
+        log = fixture('real-debug-guest.log')
+        self.assertEqual(console.findings(log), [])
+        lines, ended = ktap.extract(log, 'guest')
+        self.assertTrue(ended)
+        self.assertTrue(ktap.results(lines, 'kselftest'))
 
 
 class ExitCodes(unittest.TestCase):

@@ -104,6 +104,15 @@ static inline int nsfd_err(int ret)
 	return ret < 0 ? -errno : ret;
 }
 
+/* Close @fd after a failed call on it; that call's -errno. */
+static inline int nsfd_close_fail(int fd)
+{
+	int err = -errno;
+
+	close(fd);
+	return err;
+}
+
 static inline int sys_pidfd_open(pid_t pid, unsigned int flags)
 {
 	return syscall(__NR_pidfd_open, pid, flags);
@@ -353,10 +362,9 @@ static inline uint64_t nsfd_netns_cookie(int sock)
 	return cookie;
 }
 
-/* The netns cookie of the caller's current netns, 0 on error. */
-static inline uint64_t nsfd_current_netns_cookie(void)
+/* The netns cookie of a new socket @s (0 if @s < 0), which is closed. */
+static inline uint64_t nsfd_cookie_and_close(int s)
 {
-	int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	uint64_t cookie;
 
 	if (s < 0)
@@ -364,6 +372,12 @@ static inline uint64_t nsfd_current_netns_cookie(void)
 	cookie = nsfd_netns_cookie(s);
 	close(s);
 	return cookie;
+}
+
+/* The netns cookie of the caller's current netns, 0 on error. */
+static inline uint64_t nsfd_current_netns_cookie(void)
+{
+	return nsfd_cookie_and_close(socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
 }
 
 /* The netns cookie of the netns behind @nsfd, by a setns there and back. */
@@ -495,6 +509,46 @@ static inline int nsfd_child_finish(struct nsfd_child *c)
 	return status;
 }
 
+/* Bodies for nsfd_child_start(): unshare(*(int *)flags) ... */
+static inline int nsfd_do_unshare(void *flags)
+{
+	return nsfd_err(unshare(*(int *)flags));
+}
+
+/* ... or become nobody first, then unshare, then set the dumpable flag. */
+struct nsfd_as_nobody {
+	int flags;
+	int dumpable;
+};
+
+static inline int nsfd_do_unshare_as_nobody(void *arg)
+{
+	const struct nsfd_as_nobody *how = arg;
+	int err = nsfd_become_nobody();
+
+	if (err)
+		return err;
+	if (unshare(how->flags))
+		return -errno;
+	return nsfd_err(prctl(PR_SET_DUMPABLE, how->dumpable, 0, 0, 0));
+}
+
+/* An fd to a new user namespace that a child created as root or as nobody. */
+static inline int nsfd_child_userns(bool nobody)
+{
+	struct nsfd_as_nobody how = { .flags = CLONE_NEWUSER, .dumpable = 1 };
+	int flags = CLONE_NEWUSER, fd;
+	struct nsfd_child c;
+
+	fd = nobody ? nsfd_child_start(&c, nsfd_do_unshare_as_nobody, &how) :
+		      nsfd_child_start(&c, nsfd_do_unshare, &flags);
+	if (fd)
+		return fd;
+	fd = nsfd_open_ns(c.pid, "user");
+	nsfd_child_finish(&c);
+	return fd;
+}
+
 /* A reaped child's pid and a pidfd for it: setns/socketat give ESRCH. */
 static inline int nsfd_pidfd_of_reaped_child(void)
 {
@@ -521,39 +575,40 @@ struct nsfd_nlmsg {
 	char attrs[1024];
 };
 
-static inline struct rtattr *nsfd_nl_put(struct nlmsghdr *nh, int type,
+static inline struct rtattr *nsfd_nl_put(struct nsfd_nlmsg *m, int type,
 					 const void *data, size_t len)
 {
-	struct rtattr *rta = (struct rtattr *)((char *)nh + NLMSG_ALIGN(nh->nlmsg_len));
+	size_t off = NLMSG_ALIGN(m->nh.nlmsg_len);
+	struct rtattr *rta = (struct rtattr *)((char *)m + off);
 
-	if (NLMSG_ALIGN(nh->nlmsg_len) + RTA_SPACE(len) > sizeof(struct nsfd_nlmsg))
+	if (off + RTA_SPACE(len) > sizeof(*m))
 		return NULL;
 	rta->rta_type = type;
 	rta->rta_len = RTA_LENGTH(len);
 	if (len)
-		memcpy(RTA_DATA(rta), data, len);
-	nh->nlmsg_len = NLMSG_ALIGN(nh->nlmsg_len) + RTA_SPACE(len);
+		memcpy((char *)m + off + RTA_LENGTH(0), data, len);
+	m->nh.nlmsg_len = off + RTA_SPACE(len);
 	return rta;
 }
 
-static inline void nsfd_nl_put_u32(struct nlmsghdr *nh, int type, uint32_t v)
+static inline void nsfd_nl_put_u32(struct nsfd_nlmsg *m, int type, uint32_t v)
 {
-	nsfd_nl_put(nh, type, &v, sizeof(v));
+	nsfd_nl_put(m, type, &v, sizeof(v));
 }
 
-static inline void nsfd_nl_put_str(struct nlmsghdr *nh, int type, const char *s)
+static inline void nsfd_nl_put_str(struct nsfd_nlmsg *m, int type, const char *s)
 {
-	nsfd_nl_put(nh, type, s, strlen(s) + 1);
+	nsfd_nl_put(m, type, s, strlen(s) + 1);
 }
 
-static inline struct rtattr *nsfd_nl_nest(struct nlmsghdr *nh, int type)
+static inline struct rtattr *nsfd_nl_nest(struct nsfd_nlmsg *m, int type)
 {
-	return nsfd_nl_put(nh, type, NULL, 0);
+	return nsfd_nl_put(m, type, NULL, 0);
 }
 
-static inline void nsfd_nl_nest_end(struct nlmsghdr *nh, struct rtattr *nest)
+static inline void nsfd_nl_nest_end(struct nsfd_nlmsg *m, struct rtattr *nest)
 {
-	nest->rta_len = (char *)nh + nh->nlmsg_len - (char *)nest;
+	nest->rta_len = (char *)m + m->nh.nlmsg_len - (char *)nest;
 }
 
 static inline void nsfd_nl_init(struct nsfd_nlmsg *m, int type, int flags)
@@ -573,12 +628,8 @@ static inline int nsfd_nl_open(uint32_t groups)
 
 	if (fd < 0)
 		return -errno;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		return nsfd_close_fail(fd);
 	return fd;
 }
 
@@ -633,23 +684,23 @@ static inline int nsfd_link_add(int nl, const char *name, const char *kind, int 
 	struct nsfd_nlmsg m;
 
 	nsfd_nl_init(&m, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
-	nsfd_nl_put_str(&m.nh, IFLA_IFNAME, name);
+	nsfd_nl_put_str(&m, IFLA_IFNAME, name);
 	if (nsfd >= 0)
-		nsfd_nl_put_u32(&m.nh, IFLA_NET_NS_FD, nsfd);
-	linkinfo = nsfd_nl_nest(&m.nh, IFLA_LINKINFO);
-	nsfd_nl_put_str(&m.nh, IFLA_INFO_KIND, kind);
+		nsfd_nl_put_u32(&m, IFLA_NET_NS_FD, nsfd);
+	linkinfo = nsfd_nl_nest(&m, IFLA_LINKINFO);
+	nsfd_nl_put_str(&m, IFLA_INFO_KIND, kind);
 	if (peer) {
 		struct ifinfomsg peer_ifi = { .ifi_family = AF_UNSPEC };
 
-		data = nsfd_nl_nest(&m.nh, IFLA_INFO_DATA);
-		peerinfo = nsfd_nl_put(&m.nh, VETH_INFO_PEER, &peer_ifi, sizeof(peer_ifi));
-		nsfd_nl_put_str(&m.nh, IFLA_IFNAME, peer);
+		data = nsfd_nl_nest(&m, IFLA_INFO_DATA);
+		peerinfo = nsfd_nl_put(&m, VETH_INFO_PEER, &peer_ifi, sizeof(peer_ifi));
+		nsfd_nl_put_str(&m, IFLA_IFNAME, peer);
 		if (peer_nsfd >= 0)
-			nsfd_nl_put_u32(&m.nh, IFLA_NET_NS_FD, peer_nsfd);
-		nsfd_nl_nest_end(&m.nh, peerinfo);
-		nsfd_nl_nest_end(&m.nh, data);
+			nsfd_nl_put_u32(&m, IFLA_NET_NS_FD, peer_nsfd);
+		nsfd_nl_nest_end(&m, peerinfo);
+		nsfd_nl_nest_end(&m, data);
 	}
-	nsfd_nl_nest_end(&m.nh, linkinfo);
+	nsfd_nl_nest_end(&m, linkinfo);
 	return nsfd_nl_talk(nl, &m.nh, NULL);
 }
 
@@ -663,7 +714,7 @@ static inline int nsfd_link_set_netns(int nl, int msgtype, int ifindex, int nsfd
 
 	nsfd_nl_init(&m, msgtype, 0);
 	m.ifi.ifi_index = ifindex;
-	nsfd_nl_put_u32(&m.nh, IFLA_NET_NS_FD, nsfd);
+	nsfd_nl_put_u32(&m, IFLA_NET_NS_FD, nsfd);
 	return nsfd_nl_talk(nl, &m.nh, NULL);
 }
 
@@ -683,7 +734,7 @@ static inline int nsfd_link_index(int nl, const char *name)
 	int ifindex = 0, err;
 
 	nsfd_nl_init(&m, RTM_GETLINK, 0);
-	nsfd_nl_put_str(&m.nh, IFLA_IFNAME, name);
+	nsfd_nl_put_str(&m, IFLA_IFNAME, name);
 	err = nsfd_nl_talk(nl, &m.nh, &ifindex);
 	if (err)
 		return err;

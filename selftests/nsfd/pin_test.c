@@ -342,15 +342,9 @@ FIXTURE(netpin) {
 	int fd;		/* N */
 };
 
-static int unshare_net(void *arg)
-{
-	(void)arg;
-	return nsfd_err(unshare(CLONE_NEWNET));
-}
-
 FIXTURE_SETUP(netpin)
 {
-	int err;
+	int flags = CLONE_NEWNET, err;
 
 	self->child.pid = 0;
 	self->fd = -1;
@@ -360,7 +354,7 @@ FIXTURE_SETUP(netpin)
 	ASSERT_GE(self->nl, 0);
 	self->mon = nsfd_nl_open(RTMGRP_LINK);
 	ASSERT_GE(self->mon, 0);
-	ASSERT_EQ(nsfd_child_start(&self->child, unshare_net, NULL), 0);
+	ASSERT_EQ(nsfd_child_start(&self->child, nsfd_do_unshare, &flags), 0);
 	self->fd = nsfd_open_ns(self->child.pid, "net");
 	ASSERT_GE(self->fd, 0);
 	err = nsfd_link_add(self->nl, "nsfd-here", "veth", -1, "nsfd-there", self->fd);

@@ -23,20 +23,6 @@
 /* An ioctl number in nsfs's range that nsfs does not define. */
 #define NS_UNKNOWN_IOCTL	_IO(NSIO, 0x7f)
 
-static int unshare_user(void *arg)
-{
-	(void)arg;
-	return nsfd_err(unshare(CLONE_NEWUSER));
-}
-
-static int nobody_unshare_user(void *arg)
-{
-	int err = nsfd_become_nobody();
-
-	(void)arg;
-	return err ? err : nsfd_err(unshare(CLONE_NEWUSER));
-}
-
 /* The directory holds exactly the ten entries of a full 6.12 config. */
 TEST(directory_lists_exactly_the_known_entries)
 {
@@ -307,13 +293,9 @@ TEST(ns_get_parent_of_child_pidns_is_ours)
 /* The parent of a child user namespace is ours; its parent is EPERM. */
 TEST(ns_get_parent_of_child_userns_is_ours)
 {
-	struct nsfd_child c;
-	int fd, parent;
+	int fd = nsfd_child_userns(false), parent;
 
-	ASSERT_EQ(nsfd_child_start(&c, unshare_user, NULL), 0);
-	fd = nsfd_open_ns(c.pid, "user");
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(nsfd_child_finish(&c), 0);
 	EXPECT_NE(nsfd_fd_ino(fd), nsfd_self_ino("user"));
 	parent = ioctl(fd, NS_GET_PARENT);
 	ASSERT_GE(parent, 0) {
@@ -329,14 +311,10 @@ TEST(ns_get_parent_of_child_userns_is_ours)
 /* NS_GET_OWNER_UID: the euid of the creator, seen from here. */
 TEST(ns_get_owner_uid_of_userns_created_by_root_is_0)
 {
-	struct nsfd_child c;
+	int fd = nsfd_child_userns(false);
 	uid_t uid = 12345;
-	int fd;
 
-	ASSERT_EQ(nsfd_child_start(&c, unshare_user, NULL), 0);
-	fd = nsfd_open_ns(c.pid, "user");
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(nsfd_child_finish(&c), 0);
 	ASSERT_EQ(ioctl(fd, NS_GET_OWNER_UID, &uid), 0);
 	ASSERT_EQ(uid, (uid_t)0);
 	close(fd);
@@ -344,19 +322,15 @@ TEST(ns_get_owner_uid_of_userns_created_by_root_is_0)
 
 TEST(ns_get_owner_uid_of_userns_created_by_nobody_is_65534)
 {
-	struct nsfd_child c;
 	uid_t uid = 12345;
-	int fd, err;
+	int fd;
 
 	if (!nsfd_unpriv_userns_allowed())
 		SKIP(return, "kernel.unprivileged_userns_clone is 0");
-	err = nsfd_child_start(&c, nobody_unshare_user, NULL);
-	ASSERT_EQ(err, 0) {
-		TH_LOG("uid 65534 unshare(CLONE_NEWUSER): %s", strerror(-err));
+	fd = nsfd_child_userns(true);
+	ASSERT_GE(fd, 0) {
+		TH_LOG("uid 65534 unshare(CLONE_NEWUSER): %s", strerror(-fd));
 	}
-	fd = nsfd_open_ns(c.pid, "user");
-	ASSERT_GE(fd, 0);
-	ASSERT_EQ(nsfd_child_finish(&c), 0);
 	ASSERT_EQ(ioctl(fd, NS_GET_OWNER_UID, &uid), 0);
 	ASSERT_EQ(uid, (uid_t)NOBODY_UID);
 	close(fd);

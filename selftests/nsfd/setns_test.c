@@ -28,34 +28,6 @@
 #include "nsfd_helpers.h"
 #include "../kselftest_harness.h"
 
-static int unshare_user(void *arg)
-{
-	(void)arg;
-	return nsfd_err(unshare(CLONE_NEWUSER));
-}
-
-static int nobody_unshare_user(void *arg)
-{
-	int err = nsfd_become_nobody();
-
-	(void)arg;
-	return err ? err : nsfd_err(unshare(CLONE_NEWUSER));
-}
-
-/* An fd to a new user namespace made by a child (as nobody or root). */
-static int child_userns_fd(bool nobody)
-{
-	struct nsfd_child c;
-	int fd, err;
-
-	err = nsfd_child_start(&c, nobody ? nobody_unshare_user : unshare_user, NULL);
-	if (err)
-		return err;
-	fd = nsfd_open_ns(c.pid, "user");
-	nsfd_child_finish(&c);
-	return fd;
-}
-
 FIXTURE(ns) {
 	int current;		/* /proc/self/ns/<name> before the test changed anything */
 	char current_link[64];
@@ -139,7 +111,7 @@ static int other_ns(struct __test_metadata *_metadata,
 	if (variant->type == CLONE_NEWUSER) {
 		if (nobody_user && !nsfd_unpriv_userns_allowed())
 			return -EOPNOTSUPP;
-		fd = child_userns_fd(nobody_user);
+		fd = nsfd_child_userns(nobody_user);
 	} else {
 		fd = nsfd_open_ns(0, variant->name);
 		if (fd >= 0 && unshare(variant->type))
@@ -282,7 +254,7 @@ TEST_F(ns, eperm_from_child_userns_toward_initial_namespace)
 /* security/commoncap.c cap_capable(): the owner of a child user ns has every cap in it. */
 TEST(root_without_caps_joins_child_userns_it_owns)
 {
-	int fd = child_userns_fd(false);
+	int fd = nsfd_child_userns(false);
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(nsfd_set_caps(0), 0);
@@ -472,24 +444,15 @@ TEST(pidfd_of_exited_unreaped_child_is_esrch)
  * task of its own uid that created them - unless that task is not
  * dumpable, when ptrace_may_access() refuses (validate_nsset()).
  */
-static int nobody_own_user_uts(void *arg)
-{
-	bool dumpable = *(bool *)arg;
-	int err = nsfd_become_nobody();
-
-	if (err)
-		return err;
-	if (unshare(CLONE_NEWUSER | CLONE_NEWUTS))
-		return -errno;
-	return nsfd_err(prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0));
-}
-
 static int nobody_setns_by_pidfd(struct __test_metadata *_metadata, bool dumpable)
 {
+	struct nsfd_as_nobody how = {
+		.flags = CLONE_NEWUSER | CLONE_NEWUTS, .dumpable = dumpable,
+	};
 	struct nsfd_child c;
 	int pidfd, ret;
 
-	ASSERT_EQ(nsfd_child_start(&c, nobody_own_user_uts, &dumpable), 0);
+	ASSERT_EQ(nsfd_child_start(&c, nsfd_do_unshare_as_nobody, &how), 0);
 	pidfd = sys_pidfd_open(c.pid, 0);
 	ASSERT_GE(pidfd, 0);
 	ASSERT_EQ(nsfd_become_nobody(), 0);
@@ -574,7 +537,7 @@ TEST(time_ns_from_multithreaded_process_is_eusers)
 /* userns_install(): tasks of one thread group share a user namespace. */
 TEST(user_ns_from_multithreaded_process_is_einval)
 {
-	int fd = child_userns_fd(false);
+	int fd = nsfd_child_userns(false);
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(setns_with_a_thread(fd, CLONE_NEWUSER), EINVAL);
