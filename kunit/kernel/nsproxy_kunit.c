@@ -17,27 +17,29 @@ struct nsproxy_case {
 	const char *name;
 	int type;
 	int refs;	/* references install takes on the target */
+	/* The /proc/<pid>/ns entry of the namespace nsproxy_ns() returns. */
+	const struct proc_ns_operations *ops;
 };
 
 static const struct nsproxy_case nsproxy_cases[] = {
 #ifdef CONFIG_UTS_NS
-	{ "uts", CLONE_NEWUTS, 1 },
+	{ "uts", CLONE_NEWUTS, 1, &utsns_operations },
 #endif
 #ifdef CONFIG_IPC_NS
-	{ "ipc", CLONE_NEWIPC, 1 },
+	{ "ipc", CLONE_NEWIPC, 1, &ipcns_operations },
 #endif
 #ifdef CONFIG_NET_NS
-	{ "net", CLONE_NEWNET, 1 },
+	{ "net", CLONE_NEWNET, 1, &netns_operations },
 #endif
 #ifdef CONFIG_CGROUPS
-	{ "cgroup", CLONE_NEWCGROUP, 1 },
+	{ "cgroup", CLONE_NEWCGROUP, 1, &cgroupns_operations },
 #endif
 #ifdef CONFIG_PID_NS
-	{ "pid", CLONE_NEWPID, 1 },
+	{ "pid", CLONE_NEWPID, 1, &pidns_for_children_operations },
 #endif
-	{ "mnt", CLONE_NEWNS, 1 },
+	{ "mnt", CLONE_NEWNS, 1, &mntns_operations },
 #ifdef CONFIG_TIME_NS
-	{ "time", CLONE_NEWTIME, 2 },	/* time and time_for_children */
+	{ "time", CLONE_NEWTIME, 2, &timens_for_children_operations },	/* time and time_for_children */
 #endif
 };
 
@@ -140,6 +142,41 @@ static int nsproxy_test_init(struct kunit *test)
 	return 0;
 }
 
+/*
+ * ops->get on a task takes exactly one reference on its namespace and
+ * ops->put drops exactly one. pid_for_children is the exception that
+ * /proc shows as ENOENT: a pid namespace without its init yet is not
+ * reachable, and get returns NULL having taken nothing.
+ */
+static void get_takes_one_reference_put_drops_one(struct kunit *test)
+{
+	const struct nsproxy_case *c = test->param_value;
+	struct nsproxy *priv = nsproxy_private(test, c->type);
+	struct ns_common *target = nsproxy_ns(priv, c->type);
+	struct nsproxy *old = current->nsproxy;
+	struct ns_common *ns;
+	unsigned int base;
+
+	get_nsproxy(old);
+	get_nsproxy(priv);
+	switch_task_namespaces(current, priv);
+	base = refcount_read(&target->count);
+
+	ns = c->ops->get(current);
+	if (c->type == CLONE_NEWPID) {
+		KUNIT_EXPECT_NULL(test, ns);
+		KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base);
+	} else {
+		KUNIT_EXPECT_PTR_EQ(test, ns, target);
+		KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base + 1);
+	}
+	if (ns)
+		c->ops->put(ns);
+	KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base);
+
+	switch_task_namespaces(current, old);
+}
+
 /* install takes the target's references and switches only its type. */
 static void install_switches_only_that_namespace(struct kunit *test)
 {
@@ -237,6 +274,7 @@ static void check_setns_flags_rejects_zero_and_unknown_bits(struct kunit *test)
 }
 
 static struct kunit_case nsproxy_test_cases[] = {
+	KUNIT_CASE_PARAM(get_takes_one_reference_put_drops_one, nsproxy_gen_params),
 	KUNIT_CASE_PARAM(install_switches_only_that_namespace, nsproxy_gen_params),
 	KUNIT_CASE_PARAM(install_without_cap_sys_admin_is_eperm, nsproxy_gen_params),
 	KUNIT_CASE_PARAM(setns_mismatched_type_installs_nothing, nsproxy_gen_params),
