@@ -10,6 +10,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 src=$top/build/linux-source-6.12
 out=$top/out/series
 
+mkdir -p "$top/build"
+exec 9>"$top/build/.lock"
+flock -w 3600 9 || { echo "series: $top/build/.lock is held by a run" >&2; exit 2; }
 "$top/ci/prepare-tree.sh" "$src"
 rm -rf "$out"; mkdir -p "$out"
 git -C "$src" format-patch -q --cover-letter --thread=shallow -o "$out" nsfd-base..nsfd-tests
