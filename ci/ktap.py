@@ -72,6 +72,7 @@ class Node:
         self.duration = None
         self.plan = None
         self.start = None
+        self.last = None            # time of the latest result at this level
         self.diag = []
 
 
@@ -88,12 +89,21 @@ def _status(ok, directive):
     return 'fail', (word.lower() + ' ' + reason).strip() if word else reason
 
 
-def _why(diag):
-    """The diagnostic that best explains a failure without a reason."""
-    for d in diag:
-        if 'FAILED' in d or 'Expected' in d or 'ASSERT' in d:
-            return d.lstrip('# ').strip()
-    return diag[-1].lstrip('# ').strip() if diag else ''
+def _why(lines, at):
+    """The diagnostic that explains the failure reported at lines[at].
+
+    KUnit prints a case's failure messages at the case's indentation even
+    when the result is a parameter's, one level deeper: look back over
+    every level to the previous result and take the first message there.
+    """
+    found = ''
+    for _, text in reversed(lines[:at]):
+        s = text.strip()
+        if RESULT.match(s):
+            break
+        if s.startswith('#') and ('FAILED' in s or 'Expected' in s or 'ASSERT' in s):
+            found = s.lstrip('# ').strip()
+    return found
 
 
 def _indent(text):
@@ -107,9 +117,11 @@ def parse(lines):
 
     def group(node, indent):
         nonlocal pos
-        last_t = node.start
+        # A group can be re-entered (KUnit prints a parameterised case's
+        # messages one level up): its clock lives in the node.
+        if node.last is None:
+            node.last = node.start
         pending = None              # a Node opened by "# Subtest:" or nesting
-        since = 0                   # diagnostics since the previous result
         while pos < len(lines):
             t, text = lines[pos]
             ind, s = _indent(text), text.strip()
@@ -117,7 +129,7 @@ def parse(lines):
                 return
             if ind > indent:
                 sub = pending or Node(parent=node)
-                sub.start = sub.start if sub.start is not None else last_t
+                sub.start = sub.start if sub.start is not None else node.last
                 pending = sub
                 group(sub, ind)
                 continue
@@ -136,7 +148,7 @@ def parse(lines):
                 else:
                     # TAP 13 style: announces the indented block to follow.
                     pending = Node(m.group(1).strip(), node)
-                    pending.start = last_t
+                    pending.start = node.last
                 continue
             m = RESULT.match(s)
             if m:
@@ -145,12 +157,11 @@ def parse(lines):
                 res.name = name
                 res.status, res.reason = _status(m.group(1) == 'ok', m.group(4))
                 if res.status == 'fail' and not res.reason:
-                    res.reason = _why(node.diag[since:])
-                since = len(node.diag)
-                if t is not None and last_t is not None:
-                    res.duration = round(max(0.0, t - last_t), 6)
+                    res.reason = _why(lines, pos - 1)
+                if t is not None and node.last is not None:
+                    res.duration = round(max(0.0, t - node.last), 6)
                 if t is not None:
-                    last_t = t
+                    node.last = t
                 node.children.append(res)
                 pending = None
                 continue
