@@ -31,6 +31,19 @@ open(path, 'w').write(text)
 PY
 fi
 
+# The man page goes to linux-man as a patch of its own on man-pages' layout.
+man=$(mktemp -d)
+git -C "$man" init -q
+mkdir -p "$man/man/man2"
+cp "$top/patches/socketat.2" "$man/man/man2/socketat.2"
+git -C "$man" add man/man2/socketat.2
+git -C "$man" -c user.name="$(git -C "$src" log -1 --format=%an nsfd-series)" \
+	-c user.email="$(git -C "$src" log -1 --format=%ae nsfd-series)" \
+	commit -q -s -m "socketat.2: new page" \
+	-m "Document socketat(2), proposed for Linux in the series this accompanies."
+git -C "$man" format-patch -q --root -o "$out/man-pages" HEAD
+rm -rf "$man"
+
 rc=0
 for p in "$out"/0*.patch; do
 	case $p in *0000-cover-letter.patch) continue ;; esac
