@@ -264,6 +264,41 @@ static void setns_mismatched_type_installs_nothing(struct kunit *test)
 	close_fd(fd);
 }
 
+/*
+ * setns(2) on a file of one type with its own CLONE_NEW* commits that
+ * namespace to the task and nothing else; the old one gets its reference
+ * back. (time is left out: timens_commit() remaps the vDSO of an mm the
+ * KUnit kthread does not have.)
+ */
+static void setns_matching_type_commits_only_that_namespace(struct kunit *test)
+{
+	const struct nsproxy_case *c = test->param_value;
+	struct nsproxy *priv = nsproxy_private(test, c->type);
+	struct ns_common *target = nsproxy_ns(priv, c->type);
+	struct nsproxy *old = current->nsproxy;
+	struct ns_common *before = nsproxy_ns(old, c->type);
+	unsigned int base;
+	int fd;
+
+	if (c->type == CLONE_NEWTIME)
+		kunit_skip(test, "timens_commit() needs a task with a vDSO");
+	fd = open_related_ns(target, nsproxy_get_same);
+	KUNIT_ASSERT_GE(test, fd, 0);
+	base = refcount_read(&target->count);
+
+	get_nsproxy(old);
+	KUNIT_ASSERT_EQ(test, __do_sys_setns(fd, c->type), 0);
+	KUNIT_EXPECT_PTR_NE(test, current->nsproxy, old);
+	KUNIT_EXPECT_PTR_EQ(test, nsproxy_ns(current->nsproxy, c->type), target);
+	KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base + c->refs);
+	/* The task's previous nsproxy is untouched, still holding the old one. */
+	KUNIT_EXPECT_PTR_EQ(test, nsproxy_ns(old, c->type), before);
+
+	switch_task_namespaces(current, old);
+	KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base);
+	close_fd(fd);
+}
+
 /* setns(2) with a pidfd and no flags, or unknown flags, is EINVAL. */
 static void check_setns_flags_rejects_zero_and_unknown_bits(struct kunit *test)
 {
@@ -278,6 +313,7 @@ static struct kunit_case nsproxy_test_cases[] = {
 	KUNIT_CASE_PARAM(install_switches_only_that_namespace, nsproxy_gen_params),
 	KUNIT_CASE_PARAM(install_without_cap_sys_admin_is_eperm, nsproxy_gen_params),
 	KUNIT_CASE_PARAM(setns_mismatched_type_installs_nothing, nsproxy_gen_params),
+	KUNIT_CASE_PARAM(setns_matching_type_commits_only_that_namespace, nsproxy_gen_params),
 	KUNIT_CASE(check_setns_flags_rejects_zero_and_unknown_bits),
 	{}
 };

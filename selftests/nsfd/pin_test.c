@@ -152,22 +152,44 @@ static int read_back_ipc(void)
 	return err;
 }
 
+/* The tmpfs is mounted there (a device of its own) and holds the stamp. */
 static int read_back_mnt(void)
 {
-	struct stat st;
+	struct stat dir, parent, stamp;
 
-	return nsfd_err(stat(PIN_MNT_STAMP, &st));
+	if (stat(PIN_MNT_DIR, &dir) || stat("/tmp", &parent) || stat(PIN_MNT_STAMP, &stamp))
+		return -errno;
+	return dir.st_dev != parent.st_dev && stamp.st_dev == dir.st_dev ? 0 : -ENOENT;
 }
 
-static int read_back_cgroup(void)
+/* The cgroup v2 line of /proc/self/cgroup, without "0::" and the newline. */
+static int cgroup_v2_path(char *path, size_t size)
 {
-	char buf[256];
+	char buf[4096], *line;
 	int err = nsfd_read_file("/proc/self/cgroup", buf, sizeof(buf));
 
-	/* We are in the root cgroup, above the ns root: "/..". */
 	if (err)
 		return err;
-	return strcmp(buf, "0::/..\n") ? -EBADMSG : 0;
+	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+		if (!strncmp(line, "0::", 3)) {
+			snprintf(path, size, "%s", line + 3);
+			return 0;
+		}
+	return -ENOENT;
+}
+
+static char cgroup_before[256];	/* ours, before any cgroup ns change */
+
+/* The ns root is PIN_CG_DIR, a child of the hierarchy root: we are "/.." below it. */
+static int read_back_cgroup(void)
+{
+	char now[256], want[300];
+	int err = cgroup_v2_path(now, sizeof(now));
+
+	if (err)
+		return err;
+	snprintf(want, sizeof(want), "/..%s", strcmp(cgroup_before, "/") ? cgroup_before : "");
+	return strcmp(now, want) ? -EBADMSG : 0;
 }
 
 struct pin_kind {
@@ -229,6 +251,7 @@ FIXTURE_SETUP(pin)
 			TH_LOG("mount cgroup2: %s", strerror(errno));
 		}
 		ASSERT_EQ(mkdir(PIN_CG_DIR, 0755), 0);
+		ASSERT_EQ(cgroup_v2_path(cgroup_before, sizeof(cgroup_before)), 0);
 	}
 	if (variant->kind.type == CLONE_NEWUSER && !nsfd_unpriv_userns_allowed())
 		SKIP(return, "kernel.unprivileged_userns_clone is 0");
@@ -318,6 +341,90 @@ TEST_F(pin, bind_mount_keeps_namespace_after_fd_closed)
 	ASSERT_GE(fd, 0);
 	assert_mark_is_there(_metadata, &variant->kind, fd);
 	close(fd);
+}
+
+/*
+ * Freed, for the types whose free is synchronous (uts, time, cgroup, mnt:
+ * free_*_ns() runs in the last put): each namespace counts against its
+ * owner's /proc/sys/user/max_<type>_namespaces until it is freed. In a
+ * user ns of our own with the limit at what exists plus one, the pinned
+ * namespace makes the next unshare ENOSPC until the pin goes.
+ */
+FIXTURE(ucount) {
+	struct nsfd_child child;
+};
+
+FIXTURE_VARIANT(ucount) {
+	const char *entry;
+	const char *sysctl;
+	int type;
+	const char *limit;	/* ours counts too for mnt */
+};
+
+FIXTURE_VARIANT_ADD(ucount, uts) {
+	.entry = "uts", .sysctl = "uts", .type = CLONE_NEWUTS, .limit = "1",
+};
+FIXTURE_VARIANT_ADD(ucount, time) {
+	.entry = "time_for_children", .sysctl = "time", .type = CLONE_NEWTIME, .limit = "1",
+};
+FIXTURE_VARIANT_ADD(ucount, cgroup) {
+	.entry = "cgroup", .sysctl = "cgroup", .type = CLONE_NEWCGROUP, .limit = "1",
+};
+FIXTURE_VARIANT_ADD(ucount, mnt) {
+	.entry = "mnt", .sysctl = "mnt", .type = CLONE_NEWNS, .limit = "2",
+};
+
+FIXTURE_SETUP(ucount)
+{
+	char path[64];
+	int err;
+
+	self->child.pid = 0;
+	ASSERT_EQ(nsfd_unshare_userns(CLONE_NEWNS), 0);
+	ASSERT_EQ(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	ASSERT_EQ(mount("tmpfs", "/run", "tmpfs", 0, "mode=0755"), 0);
+	snprintf(path, sizeof(path), "/proc/sys/user/max_%s_namespaces", variant->sysctl);
+	err = nsfd_write_file(path, variant->limit);
+	ASSERT_EQ(err, 0) {
+		TH_LOG("%s: %s", path, strerror(-err));
+	}
+	ASSERT_EQ(nsfd_child_start(&self->child, nsfd_do_unshare, (void *)&variant->type), 0);
+}
+
+FIXTURE_TEARDOWN(ucount)
+{
+	if (self->child.pid > 0)
+		nsfd_child_finish(&self->child);
+}
+
+static void assert_still_counted(struct __test_metadata *_metadata, int type)
+{
+	ASSERT_EQ(unshare(type), -1);
+	ASSERT_EQ(errno, ENOSPC);
+}
+
+TEST_F(ucount, fd_pin_is_freed_when_closed)
+{
+	int fd = nsfd_open_ns(self->child.pid, variant->entry);
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(nsfd_child_finish(&self->child), 0);
+	assert_still_counted(_metadata, variant->type);
+	ASSERT_EQ(close(fd), 0);
+	ASSERT_EQ(unshare(variant->type), 0) {
+		TH_LOG("unshare after close: %s", strerror(errno));
+	}
+}
+
+TEST_F(ucount, bind_mount_pin_is_freed_when_unmounted)
+{
+	ASSERT_EQ(nsfd_bind_ns(self->child.pid, variant->entry, PIN_FILE), 0);
+	ASSERT_EQ(nsfd_child_finish(&self->child), 0);
+	assert_still_counted(_metadata, variant->type);
+	ASSERT_EQ(umount(PIN_FILE), 0);
+	ASSERT_EQ(unshare(variant->type), 0) {
+		TH_LOG("unshare after umount: %s", strerror(errno));
+	}
 }
 
 /* fs/namespace.c mnt_ns_loop(): a mnt ns file may not be bound into itself. */

@@ -340,6 +340,18 @@ static int child_own_uts_ipc_net(void *arg)
 	return nsfd_err(sethostname("nsfd-pidfd", strlen("nsfd-pidfd")));
 }
 
+/* Start that child; a pidfd for it. */
+static int pidfd_of_child_own_uts_ipc_net(struct __test_metadata *_metadata,
+					  struct nsfd_child *c)
+{
+	int pidfd;
+
+	ASSERT_EQ(nsfd_child_start(c, child_own_uts_ipc_net, NULL), 0);
+	pidfd = sys_pidfd_open(c->pid, 0);
+	ASSERT_GE(pidfd, 0);
+	return pidfd;
+}
+
 static bool same_ns_as(pid_t pid, const char *name)
 {
 	char mine[64], theirs[64];
@@ -354,9 +366,7 @@ TEST(pidfd_with_one_flag_joins_only_that_namespace)
 	struct utsname u;
 	int pidfd;
 
-	ASSERT_EQ(nsfd_child_start(&c, child_own_uts_ipc_net, NULL), 0);
-	pidfd = sys_pidfd_open(c.pid, 0);
-	ASSERT_GE(pidfd, 0);
+	pidfd = pidfd_of_child_own_uts_ipc_net(_metadata, &c);
 	ASSERT_EQ(setns(pidfd, CLONE_NEWUTS), 0) {
 		TH_LOG("setns(pidfd, CLONE_NEWUTS): %s", strerror(errno));
 	}
@@ -374,9 +384,7 @@ TEST(pidfd_with_several_flags_joins_each)
 	struct nsfd_child c;
 	int pidfd;
 
-	ASSERT_EQ(nsfd_child_start(&c, child_own_uts_ipc_net, NULL), 0);
-	pidfd = sys_pidfd_open(c.pid, 0);
-	ASSERT_GE(pidfd, 0);
+	pidfd = pidfd_of_child_own_uts_ipc_net(_metadata, &c);
 	ASSERT_EQ(setns(pidfd, CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET), 0) {
 		TH_LOG("setns(pidfd, UTS|IPC|NET): %s", strerror(errno));
 	}
@@ -393,9 +401,7 @@ TEST(pidfd_with_flags_zero_or_unknown_is_einval)
 	struct nsfd_child c;
 	int pidfd;
 
-	ASSERT_EQ(nsfd_child_start(&c, child_own_uts_ipc_net, NULL), 0);
-	pidfd = sys_pidfd_open(c.pid, 0);
-	ASSERT_GE(pidfd, 0);
+	pidfd = pidfd_of_child_own_uts_ipc_net(_metadata, &c);
 	EXPECT_EQ(setns(pidfd, 0), -1);
 	EXPECT_EQ(errno, EINVAL);
 	EXPECT_EQ(setns(pidfd, CLONE_VM), -1);
