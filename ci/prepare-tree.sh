@@ -97,7 +97,11 @@ lay_in() {
 	fi
 	tree=$(g write-tree)
 	unset GIT_INDEX_FILE
-	# Fixed dates: the same inputs give the same commit id.
+	# The author is who signed the message off; fixed dates: the same
+	# inputs give the same commit id.
+	local sob
+	sob=$(sed -n 's/^Signed-off-by: //p' "$dir/commit-msg" | tail -n 1)
+	GIT_AUTHOR_NAME=${sob% <*} GIT_AUTHOR_EMAIL=$(echo "$sob" | sed 's/.*<\(.*\)>.*/\1/') \
 	GIT_AUTHOR_DATE="2024-11-17T12:00:00Z" GIT_COMMITTER_DATE="2024-11-17T12:00:00Z" \
 		g commit-tree "$tree" -p "$parent" -F "$dir/commit-msg"
 }

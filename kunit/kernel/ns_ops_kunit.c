@@ -499,7 +499,8 @@ static void socketat_errors_leave_count_alone(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, __sys_socketat(nsfd, AF_MAX, SOCK_DGRAM, 0), -EAFNOSUPPORT);
 	KUNIT_EXPECT_EQ(test, __sys_socketat(nsfd, AF_UNIX, SOCK_DGRAM | 0x100000, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, __sys_socketat(nsfd, AF_UNIX, SOCK_DGRAM, PF_UNIX + 1), -EPROTONOSUPPORT);
+	KUNIT_EXPECT_EQ(test, __sys_socketat(nsfd, AF_UNIX, SOCK_DGRAM, PF_UNIX + 1),
+			-EPROTONOSUPPORT);
 	KUNIT_EXPECT_EQ(test, __sys_socketat(utsfd, AF_UNIX, SOCK_DGRAM, 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, __sys_socketat(-2, AF_UNIX, SOCK_DGRAM, 0), -EBADF);
 	KUNIT_EXPECT_EQ(test, refcount_read(&net->ns.count), base);

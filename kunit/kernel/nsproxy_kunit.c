@@ -39,7 +39,8 @@ static const struct nsproxy_case nsproxy_cases[] = {
 #endif
 	{ "mnt", CLONE_NEWNS, 1, &mntns_operations },
 #ifdef CONFIG_TIME_NS
-	{ "time", CLONE_NEWTIME, 2, &timens_for_children_operations },	/* time and time_for_children */
+	/* install sets both time and time_for_children */
+	{ "time", CLONE_NEWTIME, 2, &timens_for_children_operations },
 #endif
 };
 
