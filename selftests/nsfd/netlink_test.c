@@ -81,7 +81,7 @@ static int add_dummy(struct __test_metadata *_metadata, int nl, const char *name
 	return ifindex;
 }
 
-static void assert_moved(struct __test_metadata *_metadata, FIXTURE_DATA(link) *self,
+static void assert_moved(struct __test_metadata *_metadata, FIXTURE_DATA(link) * self,
 			 const char *name)
 {
 	EXPECT_EQ(nsfd_link_index(self->nl, name), -ENODEV);
@@ -258,7 +258,8 @@ TEST_F(link, unprivileged_veth_peer_into_root_owned_netns_is_eperm)
 		peer = nsfd_link_index(self->nl_there, "nsfd-ub");
 		nsfd_link_del(nl, nsfd_link_index(nl, "nsfd-ua"));
 		ASSERT_GT(peer, 0);
-		SKIP(return, "kernel lacks the peer netns CAP_NET_ADMIN check (upstream 7b735ef81286): an unprivileged veth peer landed in a root-owned netns");
+		SKIP(return,
+		     "kernel lacks the peer netns CAP_NET_ADMIN check (upstream 7b735ef81286): an unprivileged veth peer landed in a root-owned netns");
 	}
 	ASSERT_EQ(err, -EPERM);
 	EXPECT_EQ(nsfd_link_index(nl, "nsfd-ua"), -ENODEV);

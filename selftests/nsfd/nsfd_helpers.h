@@ -48,6 +48,7 @@
 #include <linux/if_link.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <linux/types.h>
 #include <linux/veth.h>
 
 #ifndef CLONE_NEWTIME
@@ -67,7 +68,7 @@ struct nsfd_ns {
 	int type;
 };
 
-static const struct nsfd_ns nsfd_ns_entries[] __attribute__((unused)) = {
+static const struct nsfd_ns nsfd_ns_entries[] = {
 	{ "cgroup", "cgroup", CLONE_NEWCGROUP },
 	{ "ipc", "ipc", CLONE_NEWIPC },
 	{ "mnt", "mnt", CLONE_NEWNS },
@@ -80,13 +81,13 @@ static const struct nsfd_ns nsfd_ns_entries[] __attribute__((unused)) = {
 	{ "uts", "uts", CLONE_NEWUTS },
 };
 
-#define NSFD_NR_NS	(sizeof(nsfd_ns_entries) / sizeof(nsfd_ns_entries[0]))
+#define NSFD_NR_NS	ARRAY_SIZE(nsfd_ns_entries)
 
 /* The eight CLONE_NEW* flags that setns(2) knows. */
 static const struct {
 	const char *name;
 	int flag;
-} nsfd_clone_flags[] __attribute__((unused)) = {
+} nsfd_clone_flags[] = {
 	{ "CLONE_NEWCGROUP", CLONE_NEWCGROUP },
 	{ "CLONE_NEWIPC", CLONE_NEWIPC },
 	{ "CLONE_NEWNS", CLONE_NEWNS },
@@ -97,7 +98,7 @@ static const struct {
 	{ "CLONE_NEWUTS", CLONE_NEWUTS },
 };
 
-#define NSFD_NR_FLAGS	(sizeof(nsfd_clone_flags) / sizeof(nsfd_clone_flags[0]))
+#define NSFD_NR_FLAGS	ARRAY_SIZE(nsfd_clone_flags)
 
 static inline int nsfd_err(int ret)
 {
@@ -237,22 +238,22 @@ static inline bool nsfd_unpriv_userns_allowed(void)
 }
 
 /* Set every capability set: effective = permitted = @keep, inheritable = 0. */
-static inline int nsfd_set_caps(uint64_t keep)
+static inline int nsfd_set_caps(__u64 keep)
 {
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
 		.pid = 0,
 	};
 	struct __user_cap_data_struct data[2] = {
-		{ .effective = (uint32_t)keep, .permitted = (uint32_t)keep },
-		{ .effective = (uint32_t)(keep >> 32), .permitted = (uint32_t)(keep >> 32) },
+		{ .effective = (__u32)keep, .permitted = (__u32)keep },
+		{ .effective = (__u32)(keep >> 32), .permitted = (__u32)(keep >> 32) },
 	};
 
 	return nsfd_err(syscall(SYS_capset, &hdr, data));
 }
 
 /* Every capability the process has now, as a mask. */
-static inline uint64_t nsfd_get_caps(void)
+static inline __u64 nsfd_get_caps(void)
 {
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
@@ -262,13 +263,13 @@ static inline uint64_t nsfd_get_caps(void)
 
 	if (syscall(SYS_capget, &hdr, data))
 		return 0;
-	return data[0].effective | (uint64_t)data[1].effective << 32;
+	return data[0].effective | (__u64)data[1].effective << 32;
 }
 
 #define NSFD_CAP(c)	(1ULL << (c))
 
 /* Drop @caps from all sets, keep the rest. */
-static inline int nsfd_drop_caps(uint64_t caps)
+static inline int nsfd_drop_caps(__u64 caps)
 {
 	return nsfd_set_caps(nsfd_get_caps() & ~caps);
 }
@@ -352,9 +353,9 @@ static inline int nsfd_bind_ns(pid_t pid, const char *name, const char *target)
 	return nsfd_err(mount(path, target, NULL, MS_BIND, NULL));
 }
 
-static inline uint64_t nsfd_netns_cookie(int sock)
+static inline __u64 nsfd_netns_cookie(int sock)
 {
-	uint64_t cookie = 0;
+	__u64 cookie = 0;
 	socklen_t len = sizeof(cookie);
 
 	if (getsockopt(sock, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len))
@@ -363,9 +364,9 @@ static inline uint64_t nsfd_netns_cookie(int sock)
 }
 
 /* The netns cookie of a new socket @s (0 if @s < 0), which is closed. */
-static inline uint64_t nsfd_cookie_and_close(int s)
+static inline __u64 nsfd_cookie_and_close(int s)
 {
-	uint64_t cookie;
+	__u64 cookie;
 
 	if (s < 0)
 		return 0;
@@ -375,16 +376,16 @@ static inline uint64_t nsfd_cookie_and_close(int s)
 }
 
 /* The netns cookie of the caller's current netns, 0 on error. */
-static inline uint64_t nsfd_current_netns_cookie(void)
+static inline __u64 nsfd_current_netns_cookie(void)
 {
 	return nsfd_cookie_and_close(socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
 }
 
 /* The netns cookie of the netns behind @nsfd, by a setns there and back. */
-static inline uint64_t nsfd_netns_cookie_of(int nsfd)
+static inline __u64 nsfd_netns_cookie_of(int nsfd)
 {
 	int self = nsfd_open_ns(0, "net");
-	uint64_t cookie = 0;
+	__u64 cookie = 0;
 
 	if (self < 0)
 		return 0;
@@ -402,7 +403,7 @@ static inline int nsfd_lo_up(int sock)
 {
 	struct ifreq ifr = {};
 
-	strcpy(ifr.ifr_name, "lo");
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
 	if (ioctl(sock, SIOCGIFFLAGS, &ifr))
 		return -errno;
 	ifr.ifr_flags |= IFF_UP;
@@ -434,7 +435,7 @@ struct nsfd_child {
 	int release;
 };
 
-static int nsfd_child_release_fd __attribute__((unused)) = -1;
+static int nsfd_child_release_fd = -1;
 
 static inline void nsfd_child_wait_release(void)
 {
@@ -591,7 +592,7 @@ static inline struct rtattr *nsfd_nl_put(struct nsfd_nlmsg *m, int type,
 	return rta;
 }
 
-static inline void nsfd_nl_put_u32(struct nsfd_nlmsg *m, int type, uint32_t v)
+static inline void nsfd_nl_put_u32(struct nsfd_nlmsg *m, int type, __u32 v)
 {
 	nsfd_nl_put(m, type, &v, sizeof(v));
 }
@@ -621,7 +622,7 @@ static inline void nsfd_nl_init(struct nsfd_nlmsg *m, int type, int flags)
 }
 
 /* A NETLINK_ROUTE socket in the current netns, subscribed to @groups. */
-static inline int nsfd_nl_open(uint32_t groups)
+static inline int nsfd_nl_open(__u32 groups)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = groups };
 	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
@@ -640,7 +641,7 @@ static inline int nsfd_nl_open(uint32_t groups)
  */
 static inline int nsfd_nl_talk(int fd, struct nlmsghdr *nh, int *ifindex)
 {
-	static uint32_t seq = 1;
+	static __u32 seq = 1;
 	char buf[8192];
 	ssize_t n;
 

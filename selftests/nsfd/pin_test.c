@@ -68,7 +68,7 @@ static int mark_ipc(void)
 	p = shmat(id, NULL, 0);
 	if (p == (void *)-1)
 		return -errno;
-	strcpy(p, PIN_SHM_MAGIC);
+	memcpy(p, PIN_SHM_MAGIC, sizeof(PIN_SHM_MAGIC));
 	return nsfd_err(shmdt(p));
 }
 
@@ -210,21 +210,27 @@ FIXTURE_VARIANT(pin) {
 FIXTURE_VARIANT_ADD(pin, uts) {
 	.kind = { "uts", CLONE_NEWUTS, mark_uts, read_back_uts },
 };
+
 FIXTURE_VARIANT_ADD(pin, ipc) {
 	.kind = { "ipc", CLONE_NEWIPC, mark_ipc, read_back_ipc },
 };
+
 FIXTURE_VARIANT_ADD(pin, mnt) {
 	.kind = { "mnt", CLONE_NEWNS, mark_mnt, read_back_mnt },
 };
+
 FIXTURE_VARIANT_ADD(pin, time) {
 	.kind = { "time_for_children", CLONE_NEWTIME, mark_time, NULL },
 };
+
 FIXTURE_VARIANT_ADD(pin, user) {
 	.kind = { "user", CLONE_NEWUSER, mark_user, NULL },
 };
+
 FIXTURE_VARIANT_ADD(pin, pid) {
 	.kind = { "pid_for_children", CLONE_NEWPID, mark_pid, NULL },
 };
+
 FIXTURE_VARIANT_ADD(pin, cgroup) {
 	.kind = { "cgroup", CLONE_NEWCGROUP, mark_cgroup, read_back_cgroup },
 };
@@ -364,12 +370,15 @@ FIXTURE_VARIANT(ucount) {
 FIXTURE_VARIANT_ADD(ucount, uts) {
 	.entry = "uts", .sysctl = "uts", .type = CLONE_NEWUTS, .limit = "1",
 };
+
 FIXTURE_VARIANT_ADD(ucount, time) {
 	.entry = "time_for_children", .sysctl = "time", .type = CLONE_NEWTIME, .limit = "1",
 };
+
 FIXTURE_VARIANT_ADD(ucount, cgroup) {
 	.entry = "cgroup", .sysctl = "cgroup", .type = CLONE_NEWCGROUP, .limit = "1",
 };
+
 FIXTURE_VARIANT_ADD(ucount, mnt) {
 	.entry = "mnt", .sysctl = "mnt", .type = CLONE_NEWNS, .limit = "2",
 };

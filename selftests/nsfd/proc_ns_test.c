@@ -65,40 +65,49 @@ FIXTURE_VARIANT_ADD(entry, cgroup) {
 	.name = "cgroup", .real_name = "cgroup", .type = CLONE_NEWCGROUP,
 	.parent_errno = EINVAL,
 };
+
 FIXTURE_VARIANT_ADD(entry, ipc) {
 	.name = "ipc", .real_name = "ipc", .type = CLONE_NEWIPC,
 	.parent_errno = EINVAL,
 };
+
 FIXTURE_VARIANT_ADD(entry, mnt) {
 	.name = "mnt", .real_name = "mnt", .type = CLONE_NEWNS,
 	.parent_errno = EINVAL,
 };
+
 FIXTURE_VARIANT_ADD(entry, net) {
 	.name = "net", .real_name = "net", .type = CLONE_NEWNET,
 	.parent_errno = EINVAL,
 };
+
 /* pid and user have a parent; at the top NS_GET_PARENT is EPERM. */
 FIXTURE_VARIANT_ADD(entry, pid) {
 	.name = "pid", .real_name = "pid", .type = CLONE_NEWPID,
 	.parent_errno = EPERM,
 };
+
 FIXTURE_VARIANT_ADD(entry, pid_for_children) {
 	.name = "pid_for_children", .real_name = "pid", .type = CLONE_NEWPID,
 	.parent_errno = EPERM,
 };
+
 FIXTURE_VARIANT_ADD(entry, time) {
 	.name = "time", .real_name = "time", .type = CLONE_NEWTIME,
 	.parent_errno = EINVAL,
 };
+
 FIXTURE_VARIANT_ADD(entry, time_for_children) {
 	.name = "time_for_children", .real_name = "time", .type = CLONE_NEWTIME,
 	.parent_errno = EINVAL,
 };
+
 /* The initial user namespace has no owner: NS_GET_USERNS is EPERM. */
 FIXTURE_VARIANT_ADD(entry, user) {
 	.name = "user", .real_name = "user", .type = CLONE_NEWUSER,
 	.userns_errno = EPERM, .parent_errno = EPERM,
 };
+
 FIXTURE_VARIANT_ADD(entry, uts) {
 	.name = "uts", .real_name = "uts", .type = CLONE_NEWUTS,
 	.parent_errno = EINVAL,
@@ -359,15 +368,15 @@ TEST(ns_get_owner_uid_to_bad_pointer_is_efault)
 TEST(pid_for_children_has_no_link_before_first_child)
 {
 	struct nsfd_child c;
-	char mine[64], childs[64];
+	char mine[64], child_ns[64];
 
 	ASSERT_EQ(unshare(CLONE_NEWPID), 0);
 	ASSERT_EQ(nsfd_ns_link(0, "pid_for_children", mine, sizeof(mine)), -ENOENT);
 	ASSERT_EQ(nsfd_open_ns(0, "pid_for_children"), -ENOENT);
 	ASSERT_EQ(nsfd_child_start(&c, NULL, NULL), 0);
 	ASSERT_EQ(nsfd_ns_link(0, "pid_for_children", mine, sizeof(mine)), 0);
-	ASSERT_EQ(nsfd_ns_link(c.pid, "pid", childs, sizeof(childs)), 0);
-	EXPECT_STREQ(mine, childs);
+	ASSERT_EQ(nsfd_ns_link(c.pid, "pid", child_ns, sizeof(child_ns)), 0);
+	EXPECT_STREQ(mine, child_ns);
 	ASSERT_EQ(nsfd_child_finish(&c), 0);
 }
 

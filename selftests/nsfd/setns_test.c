@@ -45,38 +45,47 @@ FIXTURE_VARIANT_ADD(ns, cgroup) {
 	.name = "cgroup", .real_name = "cgroup", .type = CLONE_NEWCGROUP,
 	.changes = "cgroup",
 };
+
 FIXTURE_VARIANT_ADD(ns, ipc) {
 	.name = "ipc", .real_name = "ipc", .type = CLONE_NEWIPC, .changes = "ipc",
 };
+
 FIXTURE_VARIANT_ADD(ns, mnt) {
 	.name = "mnt", .real_name = "mnt", .type = CLONE_NEWNS, .changes = "mnt",
 };
+
 FIXTURE_VARIANT_ADD(ns, net) {
 	.name = "net", .real_name = "net", .type = CLONE_NEWNET, .changes = "net",
 };
+
 /* A pid ns fd sets pid_for_children (kernel/pid_namespace.c pidns_install). */
 FIXTURE_VARIANT_ADD(ns, pid) {
 	.name = "pid", .real_name = "pid", .type = CLONE_NEWPID,
 	.changes = "pid_for_children",
 };
+
 FIXTURE_VARIANT_ADD(ns, pid_for_children) {
 	.name = "pid_for_children", .real_name = "pid", .type = CLONE_NEWPID,
 	.changes = "pid_for_children",
 };
+
 /* A time ns fd sets both time and time_for_children (timens_install). */
 FIXTURE_VARIANT_ADD(ns, time) {
 	.name = "time", .real_name = "time", .type = CLONE_NEWTIME,
 	.changes = "time_for_children",
 };
+
 FIXTURE_VARIANT_ADD(ns, time_for_children) {
 	.name = "time_for_children", .real_name = "time", .type = CLONE_NEWTIME,
 	.changes = "time_for_children",
 };
+
 /* Re-entering one's own user ns would regain caps: EINVAL (userns_install). */
 FIXTURE_VARIANT_ADD(ns, user) {
 	.name = "user", .real_name = "user", .type = CLONE_NEWUSER,
 	.changes = "user", .rejoin_errno = EINVAL,
 };
+
 FIXTURE_VARIANT_ADD(ns, uts) {
 	.name = "uts", .real_name = "uts", .type = CLONE_NEWUTS, .changes = "uts",
 };
@@ -102,7 +111,7 @@ FIXTURE_TEARDOWN(ns)
  * the caller (or its children, for pid and time) to a new one.
  */
 static int other_ns(struct __test_metadata *_metadata,
-		    const FIXTURE_VARIANT(ns) *variant, char *want, size_t size,
+		    const FIXTURE_VARIANT(ns) * variant, char *want, size_t size,
 		    bool nobody_user)
 {
 	char now[64];
@@ -131,7 +140,7 @@ static int other_ns(struct __test_metadata *_metadata,
 	return fd;
 }
 
-static bool joined(const FIXTURE_VARIANT(ns) *variant, const char *want)
+static bool joined(const FIXTURE_VARIANT(ns) * variant, const char *want)
 {
 	char now[64];
 

@@ -22,6 +22,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,14 +41,14 @@
 	#if defined __alpha__
 		#define __NR_socketat 573
 	#elif defined _MIPS_SIM
-		#if _MIPS_SIM == _MIPS_SIM_ABI32	/* o32 */
-			#define __NR_socketat 4463
+		#if _MIPS_SIM == _MIPS_SIM_ABI32
+			#define __NR_socketat 4463	/* o32 */
 		#endif
-		#if _MIPS_SIM == _MIPS_SIM_NABI32	/* n32 */
-			#define __NR_socketat 6463
+		#if _MIPS_SIM == _MIPS_SIM_NABI32
+			#define __NR_socketat 6463	/* n32 */
 		#endif
-		#if _MIPS_SIM == _MIPS_SIM_ABI64	/* n64 */
-			#define __NR_socketat 5463
+		#if _MIPS_SIM == _MIPS_SIM_ABI64
+			#define __NR_socketat 5463	/* n64 */
 		#endif
 	#else
 		#define __NR_socketat 463
@@ -62,14 +63,16 @@ static inline int sys_socketat(int nsfd, int family, int type, int protocol)
 #define SOCKETAT_MISSING	"socketat not implemented (ENOSYS)"
 
 /* Every fixture's setup starts with this: one reason for every skip. */
-#define REQUIRE_SOCKETAT() do {						\
-	int __fd = sys_socketat(-1, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0); \
-									\
-	if (__fd < 0 && errno == ENOSYS)				\
-		SKIP(return, SOCKETAT_MISSING);				\
-	if (__fd >= 0)							\
-		close(__fd);						\
-} while (0)
+static bool socketat_missing(void)
+{
+	int fd = sys_socketat(-1, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	return errno == ENOSYS;
+}
 
 /* A type bit that is neither SOCK_TYPE_MASK nor SOCK_CLOEXEC/SOCK_NONBLOCK. */
 static const int unknown_type_bits[] = { 0x10, 0x40, 0x1000, 0x40000000 };
@@ -81,13 +84,14 @@ static const int unknown_type_bits[] = { 0x10, 0x40, 0x1000, 0x40000000 };
 FIXTURE(sat) {
 	int here;
 	int a;
-	uint64_t here_cookie;
-	uint64_t a_cookie;
+	__u64 here_cookie;
+	__u64 a_cookie;
 };
 
 FIXTURE_SETUP(sat)
 {
-	REQUIRE_SOCKETAT();
+	if (socketat_missing())
+		SKIP(return, SOCKETAT_MISSING);
 	ASSERT_EQ(unshare(CLONE_NEWNET), 0);
 	ASSERT_EQ(nsfd_lo_up_here(), 0);
 	self->here = nsfd_open_ns(0, "net");
@@ -108,7 +112,7 @@ FIXTURE_TEARDOWN(sat)
 }
 
 /* The cookie of a socketat() socket, 0 if it could not be created. */
-static uint64_t cookie_of_new(int nsfd, int family, int type)
+static __u64 cookie_of_new(int nsfd, int family, int type)
 {
 	return nsfd_cookie_and_close(sys_socketat(nsfd, family, type | SOCK_CLOEXEC, 0));
 }
@@ -174,7 +178,7 @@ TEST_F(sat, minus_one_matches_socket_over_triples)
 	};
 	unsigned int i;
 
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
 		int s1 = socket(t[i].family, t[i].type, t[i].protocol), e1 = errno;
 		int s2 = sys_socketat(-1, t[i].family, t[i].type, t[i].protocol), e2 = errno;
 
@@ -212,8 +216,8 @@ TEST_F(sat, netns_fd_gives_the_targets_cookie)
 	};
 	unsigned int i;
 
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		uint64_t cookie = cookie_of_new(self->a, t[i].family, t[i].type);
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		__u64 cookie = cookie_of_new(self->a, t[i].family, t[i].type);
 
 		EXPECT_EQ(cookie, self->a_cookie) {
 			TH_LOG("family %d type %d: cookie %llu, target %llu, caller %llu",
@@ -331,7 +335,7 @@ TEST_F(sat, one_thread_serves_same_address_in_two_netns)
 	int b = nsfd_detached_ns(CLONE_NEWNET, "net", "net"), ns[2], l[2], c[2], i;
 	unsigned short port = 0, port_b;
 	const char *tag[2] = { "A", "B" };
-	uint64_t cookie[2];
+	__u64 cookie[2];
 
 	ASSERT_GE(b, 0);
 	ns[0] = self->a;
@@ -414,7 +418,7 @@ TEST_F(sat, unknown_type_flag_is_einval)
 {
 	unsigned int i;
 
-	for (i = 0; i < sizeof(unknown_type_bits) / sizeof(unknown_type_bits[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(unknown_type_bits); i++) {
 		EXPECT_EQ(sys_socketat(self->a, AF_INET, SOCK_DGRAM | unknown_type_bits[i], 0), -1);
 		EXPECT_EQ(errno, EINVAL) {
 			TH_LOG("type bit 0x%x", unknown_type_bits[i]);
@@ -432,7 +436,7 @@ TEST_F(sat, fds_that_are_not_open_are_ebadf)
 
 	ASSERT_GE(closed, 0);
 	close(closed);
-	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(fds); i++) {
 		EXPECT_EQ(sys_socketat(fds[i], AF_INET, SOCK_DGRAM, 0), -1);
 		EXPECT_EQ(errno, EBADF) {
 			TH_LOG("nsfd %d: %s", fds[i], strerror(errno));
@@ -487,7 +491,7 @@ TEST_F(sat, pidfd_reaches_the_tasks_netns_until_reaped)
 {
 	int flags = CLONE_NEWNET, nsfd, pidfd;
 	struct nsfd_child c;
-	uint64_t cookie;
+	__u64 cookie;
 
 	ASSERT_EQ(nsfd_child_start(&c, nsfd_do_unshare, &flags), 0);
 	pidfd = sys_pidfd_open(c.pid, 0);
@@ -585,7 +589,7 @@ TEST_F(sat, errors_come_in_the_documented_order)
  */
 TEST_F(sat, unprivileged_user_ns_owner_reaches_its_other_netns)
 {
-	uint64_t cookie;
+	__u64 cookie;
 	int first, s, err;
 
 	if (!nsfd_unpriv_userns_allowed())
@@ -676,7 +680,7 @@ TEST_F(sat, socket_keeps_its_netns_alive)
 	ASSERT_EQ(nsfd_child_finish(&c), 0);
 
 	/* Alive: the socket's netns still has the peer. */
-	strcpy(ifr.ifr_name, "nsfd-there");
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "nsfd-there");
 	EXPECT_EQ(ioctl(s, SIOCGIFINDEX, &ifr), 0);
 	EXPECT_FALSE(nsfd_dellink_queued(mon, ifindex));
 	EXPECT_EQ(if_nametoindex("nsfd-here"), (unsigned int)ifindex);
@@ -782,7 +786,7 @@ TEST_F_TIMEOUT(sat, random_input_gives_only_documented_errnos, 60)
  * where the thread lives. The signal is raised at the worst moment by
  * the test itself, so the outcome is deterministic.
  */
-static volatile sig_atomic_t handler_sock = -1;
+static atomic_int handler_sock = -1;
 
 static void make_socket_in_handler(int sig)
 {
@@ -799,8 +803,8 @@ static void install_socket_handler(struct __test_metadata *_metadata)
 }
 
 /* Where the thread's socket and the handler's socket ended up. */
-static void assert_cookies(struct __test_metadata *_metadata, int s, uint64_t want,
-			   uint64_t handler_want)
+static void assert_cookies(struct __test_metadata *_metadata, int s, __u64 want,
+			   __u64 handler_want)
 {
 	ASSERT_GE(s, 0);
 	ASSERT_GE(handler_sock, 0);
