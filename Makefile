@@ -1,11 +1,13 @@
 # nsfd: namespace file descriptors and socketat(2) on Linux 6.12, tested in
 # QEMU guests. The pipeline lives in ci/; see README.md.
 #
-#   make run    [ARCH=x86_64|riscv64] [DEBUG=1] [KERNEL_SRC=DIR]
+#   make run    [ARCH=x86_64|riscv64] [DEBUG=1] [KERNEL_SRC=DIR] [CONFIG=NAME]
 #   make test   pipeline tests, x86_64, riscv64, x86_64 debug
 #   make check  the pipeline's own tests only (no kernel)
 #   make series the mailable series in out/series/, checkpatch --strict
 #   make bench  socketat's cost in the x86_64 guest, out/x86_64/bench.json
+#   make bisect KERNEL_SRC=DIR GOOD=REV BAD=REV [ARCH=] [DEBUG=1] [TEST=RE]
+#               bisect DIR's history with nsfd's verdict (ci/bisect)
 #
 # make turns any failing exit status into 2; ci/nsfd, which these targets
 # call, exits 0/1/125/2 as README.md says (use it for git bisect run).
@@ -14,7 +16,7 @@ ARCH ?= x86_64
 
 run:
 	@ci/nsfd run $(ARCH) $(if $(filter 1 y yes,$(DEBUG)),--debug) \
-		$(if $(KERNEL_SRC),--kernel-src $(KERNEL_SRC))
+		$(if $(KERNEL_SRC),--kernel-src $(KERNEL_SRC)) $(if $(CONFIG),--config $(CONFIG))
 
 test:
 	@ci/nsfd test
@@ -28,10 +30,14 @@ series:
 bench:
 	@ci/nsfd bench $(ARCH)
 
+bisect:
+	@ci/bisect --kernel-src "$(KERNEL_SRC)" --good "$(GOOD)" --bad "$(BAD)" --arch $(ARCH) \
+		$(if $(filter 1 y yes,$(DEBUG)),--debug) $(if $(TEST),--test '$(TEST)')
+
 clean:
 	rm -rf out
 
 distclean:
 	rm -rf build out
 
-.PHONY: run test check series bench clean distclean
+.PHONY: run test check series bench bisect clean distclean

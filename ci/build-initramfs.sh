@@ -6,6 +6,8 @@
 #
 # usage: ci/build-initramfs.sh KERNEL_BUILD_DIR GUEST_DIR CC [PROGRAM...]
 # PROGRAMs, when given, are the tests instead of the kselftests.
+# NSFD_SETTINGS names another kselftest settings file ("timeout=N", the
+# per-binary timeout) than selftests/nsfd/settings.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 kdir=${1:?usage: ci/build-initramfs.sh KERNEL_BUILD_DIR GUEST_DIR CC}
@@ -32,7 +34,7 @@ spec=$gdir/initramfs.list
 	echo "nod /dev/null 0666 0 0 c 1 3"
 	for d in proc sys tmp run tests; do echo "dir /$d 0755 0 0"; done
 	echo "file /init $gdir/init 0755 0 0"
-	echo "file /tests/settings $(dirname "$here")/selftests/nsfd/settings 0644 0 0"
+	echo "file /tests/settings ${NSFD_SETTINGS:-$(dirname "$here")/selftests/nsfd/settings} 0644 0 0"
 	n=0
 	for t in "${progs[@]}"; do
 		[ -f "$t" ] && [ -x "$t" ] || continue

@@ -6,12 +6,25 @@
  * It mounts what the tests need, runs every executable in /tests in name
  * order with the timeout of /tests/settings (kselftest's "timeout=N"), and
  * prints the results as KTAP, each test's own TAP nested two spaces in.
- * Every KTAP line goes to the console as "ktap <seconds> | <line>", between
- * the begin and end markers, so the host can tell the stream from kernel
- * messages, time each result and see a stream that was cut short. On a
- * kernel with kmemleak it scans once the tests are done. Then it reboots:
- * QEMU runs with -no-reboot, so that ends the guest (an x86_64 kernel
- * without ACPI cannot power off).
+ *
+ * The KTAP has a channel of its own, so that no kernel message can split or
+ * hide a test line: the device named by "nsfd.ktap=DEV" on the kernel
+ * command line (a second serial port, a virtio console; the host's QEMU
+ * writes it to a file). The console then carries kernel messages and a few
+ * "nsfd-init:" lines only. Without nsfd.ktap, or when DEV cannot be opened
+ * (then it says so on the console), the KTAP goes to the console.
+ * Every KTAP line is "ktap <seconds> | <line>", between the lines
+ * "nsfd-kselftest: begin" and "nsfd-kselftest: end", so the host can time
+ * each result and see a stream that was cut short.
+ *
+ * A test that outlives its timeout gets SIGTERM, then SIGKILL after a grace
+ * period, and is reported "not ok ... # TIMEOUT after N s"; no signal
+ * interrupts the wait (EINTR is retried with the time left recomputed), and
+ * whatever a test left behind is killed and reaped before the next one.
+ *
+ * On a kernel with kmemleak it scans once the tests are done. Then it
+ * reboots: QEMU runs with -no-reboot, so that ends the guest (an x86_64
+ * kernel without ACPI cannot power off).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -27,14 +40,19 @@
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
 #define TESTS_DIR	"/tests"
 #define MAX_TESTS	256
 #define KSFT_SKIP	4
+#define TERM_GRACE	5	/* s between SIGTERM and SIGKILL on a timeout */
+#define KILL_WAIT	10	/* s to wait for a SIGKILLed test to be reaped */
+#define DRAIN_WAIT	2	/* s to read what a test's leftovers still print */
 
-static int console = 1;
+static int console = 1;		/* kernel messages and init's own notes */
+static int out = 1;		/* the KTAP channel */
 
 static double now(void)
 {
@@ -42,6 +60,20 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void write_all(int fd, const char *buf, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, buf, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		buf += w;
+		n -= w;
+	}
 }
 
 /* One KTAP line, written with one write(2) so that it is not split. */
@@ -61,22 +93,82 @@ static void ktap(const char *fmt, ...)
 	if (n > (int)sizeof(line) - 2)
 		n = sizeof(line) - 2;
 	line[n++] = '\n';
-	if (write(console, line, n) < 0)
-		return;
+	write_all(out, line, n);
 }
 
-static void say(const char *msg)
+/* A note on the console (and nowhere else). */
+static void say(const char *fmt, ...)
 {
-	if (write(console, msg, strlen(msg)) < 0)
+	char line[1024];
+	int n;
+	va_list ap;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
 		return;
+	if (n > (int)sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	write_all(console, line, n);
 }
 
 static void mount_one(const char *src, const char *dst, const char *type,
 		      unsigned long flags, const char *data)
 {
 	mkdir(dst, 0755);
-	if (mount(src, dst, type, flags, data) && errno != EBUSY)
-		ktap("# init: mount %s on %s: %s", type, dst, strerror(errno));
+	/* debugfs is optional: a kernel without it has no /sys/kernel/debug. */
+	if (mount(src, dst, type, flags, data) && errno != EBUSY &&
+	    !(errno == ENOENT && !strcmp(type, "debugfs")))
+		say("nsfd-init: mount %s on %s: %s", type, dst, strerror(errno));
+}
+
+/* The value of "key=" on the kernel command line, or NULL. */
+static char *cmdline_value(const char *key)
+{
+	static char buf[4096];
+	size_t klen = strlen(key);
+	char *tok, *save;
+	ssize_t r;
+	int fd = open("/proc/cmdline", O_RDONLY);
+
+	if (fd < 0)
+		return NULL;
+	r = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (r <= 0)
+		return NULL;
+	buf[r] = 0;
+	for (tok = strtok_r(buf, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save))
+		if (!strncmp(tok, key, klen) && tok[klen] == '=')
+			return tok + klen + 1;
+	return NULL;
+}
+
+/* Open the KTAP channel named on the command line; the console otherwise. */
+static void open_channel(void)
+{
+	struct termios t;
+	char *dev = cmdline_value("nsfd.ktap");
+	int fd;
+
+	if (!dev)
+		return;
+	fd = open(dev, O_WRONLY | O_NOCTTY);
+	if (fd < 0) {
+		say("nsfd-init: cannot open the KTAP channel %s (%s): KTAP on the console",
+		    dev, strerror(errno));
+		return;
+	}
+	/* Raw and fast: no \r\n mapping, no 9600 baud serial line. */
+	if (tcgetattr(fd, &t) == 0) {
+		cfmakeraw(&t);
+		cfsetospeed(&t, B115200);
+		tcsetattr(fd, TCSANOW, &t);
+	}
+	out = fd;
+	say("nsfd-init: KTAP on %s", dev);
 }
 
 static int read_timeout(void)
@@ -121,62 +213,137 @@ static int list_tests(char **names)
 	return n;
 }
 
-/* Forward the child's output line by line, nested. 0 on EOF, -1 on timeout. */
-static int forward_output(int fd, double deadline)
+/* A test's output, forwarded line by line, nested. */
+struct fwd {
+	int fd;			/* -1 once at EOF */
+	char line[4096];
+	size_t len;
+};
+
+static void fwd_flush(struct fwd *f)
 {
-	char buf[4096], line[4096];
-	size_t len = 0;
-	ssize_t r;
+	if (f->len) {
+		f->line[f->len] = 0;
+		ktap("  %s", f->line);
+		f->len = 0;
+	}
+}
+
+/* Read what is there; EOF closes the pipe. */
+static void fwd_read(struct fwd *f)
+{
+	char buf[4096];
+	ssize_t r = read(f->fd, buf, sizeof(buf));
 	int i;
 
-	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		int ms = (int)((deadline - now()) * 1000);
-
-		if (ms <= 0)
-			return -1;
-		if (poll(&p, 1, ms) == 0)
-			return -1;
-		r = read(fd, buf, sizeof(buf));
-		if (r < 0 && errno == EINTR)
+	if (r < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (r <= 0) {
+		fwd_flush(f);
+		close(f->fd);
+		f->fd = -1;
+		return;
+	}
+	for (i = 0; i < r; i++) {
+		if (buf[i] == '\n') {
+			f->line[f->len] = 0;
+			ktap("  %s", f->line);
+			f->len = 0;
 			continue;
-		if (r <= 0)
-			break;
-		for (i = 0; i < r; i++) {
-			if (buf[i] == '\n' || len == sizeof(line) - 1) {
-				line[len] = 0;
-				ktap("  %s", line);
-				len = 0;
-				if (buf[i] == '\n')
-					continue;
-			}
-			line[len++] = buf[i];
+		}
+		if (f->len == sizeof(f->line) - 1)
+			fwd_flush(f);
+		f->line[f->len++] = buf[i];
+	}
+}
+
+/*
+ * Reap every child that has ended; note the test's own status. Orphans the
+ * tests leave are reparented to init and reaped here too.
+ */
+static void reap(pid_t pid, int *status, int *done)
+{
+	pid_t w;
+	int st;
+
+	while ((w = waitpid(-1, &st, WNOHANG)) > 0)
+		if (w == pid) {
+			*status = st;
+			*done = 1;
+		}
+}
+
+/*
+ * Forward output and wait for the test until `until` (absolute): returns
+ * when the test has ended and its output is closed, or when time is up.
+ * The wait is a poll() that wakes at least every 200 ms; EINTR (SIGCHLD,
+ * any signal) only goes round the loop, with the time left recomputed.
+ */
+static void wait_test(struct fwd *f, pid_t pid, int *status, int *done, double until)
+{
+	double drain_until = 0;
+
+	for (;;) {
+		double left;
+		int ms;
+
+		reap(pid, status, done);
+		if (*done && f->fd < 0)
+			return;
+		if (*done && !drain_until)
+			drain_until = now() + DRAIN_WAIT;
+		left = until - now();
+		if (drain_until && drain_until - now() < left)
+			left = drain_until - now();
+		if (left <= 0)
+			return;
+		ms = left > 0.2 ? 200 : (int)(left * 1000) + 1;
+		if (f->fd >= 0) {
+			struct pollfd p = { .fd = f->fd, .events = POLLIN };
+			int r = poll(&p, 1, ms);
+
+			if (r > 0)
+				fwd_read(f);
+			/* r == 0: time to look again; r < 0 (EINTR): the same. */
+		} else {
+			struct timespec ts = { 0, ms * 1000000L };
+
+			nanosleep(&ts, NULL);	/* EINTR: round the loop */
 		}
 	}
-	if (len) {
-		line[len] = 0;
-		ktap("  %s", line);
-	}
-	return 0;
+}
+
+/* Kill every process but init, and reap them. */
+static void kill_all(int sig)
+{
+	kill(-1, sig);
 }
 
 static void run_test(int nr, const char *name, int timeout)
 {
 	char path[512];
-	int pipefd[2], status = 0, timed_out;
+	int pipefd[2], status = 0, done = 0, timed_out = 0;
+	struct fwd f = { 0 };
+	double t0;
 	pid_t pid;
 
 	snprintf(path, sizeof(path), TESTS_DIR "/%s", name);
+	say("nsfd-init: test %d %s: start", nr, name);
 	ktap("# selftests: nsfd: %s", name);
 	if (pipe2(pipefd, O_CLOEXEC)) {
 		ktap("not ok %d selftests: nsfd: %s # pipe: %s", nr, name, strerror(errno));
 		return;
 	}
+	t0 = now();
 	pid = fork();
 	if (pid == 0) {
 		char *argv[] = { path, NULL };
 		char *envp[] = { "PATH=/tests", "HOME=/tmp", "TMPDIR=/tmp", NULL };
+		sigset_t none;
 
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGCHLD, SIG_DFL);
 		setpgid(0, 0);
 		dup2(pipefd[1], 1);
 		dup2(pipefd[1], 2);
@@ -191,17 +358,30 @@ static void run_test(int nr, const char *name, int timeout)
 		ktap("not ok %d selftests: nsfd: %s # fork: %s", nr, name, strerror(errno));
 		return;
 	}
-	timed_out = forward_output(pipefd[0], now() + timeout) < 0;
-	close(pipefd[0]);
-	if (timed_out)
-		kill(-pid, SIGKILL), kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	/* Grandchildren the test left behind must not outlive it. */
-	kill(-pid, SIGKILL);
+	setpgid(pid, pid);	/* no race with the child's own setpgid */
+	f.fd = pipefd[0];
+	wait_test(&f, pid, &status, &done, t0 + timeout);
+	if (!done) {
+		timed_out = 1;
+		say("nsfd-init: test %d %s: timeout after %d s: SIGTERM", nr, name, timeout);
+		kill(-pid, SIGTERM);
+		kill(pid, SIGTERM);
+		wait_test(&f, pid, &status, &done, now() + TERM_GRACE);
+	}
+	/* The test, its process group and whatever else it left behind. */
+	kill_all(SIGKILL);
+	if (!done)
+		wait_test(&f, pid, &status, &done, now() + KILL_WAIT);
+	if (f.fd >= 0) {
+		fwd_flush(&f);
+		close(f.fd);
+	}
+	reap(pid, &status, &done);
+	say("nsfd-init: test %d %s: end (%.1f s)", nr, name, now() - t0);
 
 	if (timed_out)
-		ktap("not ok %d selftests: nsfd: %s # TIMEOUT %d seconds", nr, name, timeout);
+		ktap("not ok %d selftests: nsfd: %s # TIMEOUT after %d s%s", nr, name, timeout,
+		     done ? "" : " (still not reaped after SIGKILL)");
 	else if (WIFSIGNALED(status))
 		ktap("not ok %d selftests: nsfd: %s # killed by signal %d", nr, name,
 		     WTERMSIG(status));
@@ -213,8 +393,8 @@ static void run_test(int nr, const char *name, int timeout)
 		ktap("ok %d selftests: nsfd: %s", nr, name);
 }
 
-/* Reap orphans reparented to init while the tests run. */
-static void reap(int sig)
+/* SIGCHLD only wakes poll(); the children are reaped in reap(). */
+static void on_sigchld(int sig)
 {
 	(void)sig;
 }
@@ -232,54 +412,59 @@ static void kmemleak_scan(void)
 	sleep(6);
 	for (int i = 0; i < 2; i++)
 		if (write(fd, "scan", 4) < 0)
-			say("nsfd-init: kmemleak scan failed\n");
+			say("nsfd-init: kmemleak scan failed");
 	close(fd);
 	fd = open(ctl, O_RDONLY);
 	if (fd < 0)
 		return;
 	while ((r = read(fd, buf, sizeof(buf))) > 0)
-		if (write(console, buf, r) < 0)
-			break;
+		write_all(console, buf, r);
 	close(fd);
 }
 
 int main(void)
 {
+	struct sigaction sa = { .sa_handler = on_sigchld };	/* no SA_RESTART */
 	char *names[MAX_TESTS];
 	int n, i, timeout, fd;
 
 	mount_one("devtmpfs", "/dev", "devtmpfs", 0, NULL);
 	fd = open("/dev/console", O_WRONLY | O_NOCTTY);
 	if (fd >= 0)
-		console = fd;
+		console = out = fd;
 	mount_one("proc", "/proc", "proc", 0, NULL);
 	mount_one("sysfs", "/sys", "sysfs", 0, NULL);
 	mount_one("tmpfs", "/tmp", "tmpfs", 0, "mode=1777");
 	mount_one("tmpfs", "/run", "tmpfs", 0, "mode=0755");
 	mount_one("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
-	signal(SIGCHLD, reap);
+	open_channel();
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGCHLD, &sa, NULL);
 	if (fd >= 0 && access("/sys/kernel/debug/kmemleak", W_OK) == 0) {
 		/* Leaks from boot are not ours: report only what the tests leak. */
 		int k = open("/sys/kernel/debug/kmemleak", O_WRONLY);
 
 		if (k >= 0 && write(k, "clear", 5) < 0)
-			say("nsfd-init: kmemleak clear failed\n");
+			say("nsfd-init: kmemleak clear failed");
 		if (k >= 0)
 			close(k);
 	}
 
 	timeout = read_timeout();
 	n = list_tests(names);
-	say("nsfd-kselftest: begin\n");
+	write_all(out, "nsfd-kselftest: begin\n", 22);
 	ktap("KTAP version 1");
 	ktap("1..%d", n);
 	for (i = 0; i < n; i++)
 		run_test(i + 1, names[i], timeout);
-	say("nsfd-kselftest: end\n");
+	write_all(out, "nsfd-kselftest: end\n", 20);
+	if (out != console)
+		tcdrain(out);	/* the channel's last bytes before the reboot */
 
 	kmemleak_scan();
-	say("nsfd-init: done\n");
+	say("nsfd-init: done");
 	sync();
+	tcdrain(console);
 	reboot(RB_AUTOBOOT);
 	return 0;
 }

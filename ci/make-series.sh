@@ -1,33 +1,77 @@
 #!/bin/bash
 # The mailable series: patches/series plus the test patches generated from
 # kunit/ and selftests/nsfd/, with the cover letter of patches/cover-letter.txt
-# (first line: subject; then the body), into out/series/. Every patch is
-# checked with checkpatch --strict; exit 1 if any reports anything.
+# (first line: subject; then the body), into out/series/.  Then the checks a
+# netdev reviewer's robot runs, patch by patch, in a private tree and build
+# directory under build/series-check/ (niced, one job; slow, not make test):
+#
+#  - checkpatch --strict;
+#  - the kernel objects each patch touches, rebuilt with W=1 and C=2 (sparse)
+#    on x86_64 (defconfig + KUNIT + the nsfd KUnit suite), before and after
+#    the patch: only findings the patch adds count;
+#  - scripts/kernel-doc -none on the touched .c/.h files, before and after;
+#  - after the last patch, for every architecture with a syscall table, the
+#    uapi and kernel syscall headers generated with the host toolchain
+#    (make ARCH=X archheaders headers_install) and scripts/checksyscalls.sh
+#    run over the installed headers for each ABI with the host preprocessor
+#    (gcc -undef plus that ABI's macros): __NR_socketat must be defined with
+#    the ABI's number and checksyscalls must not report socketat.
+#
+# Exit 1 if any check reports anything new, 2 on environment errors.
 #
 # usage: ci/make-series.sh
 set -euo pipefail
+rc=0
 top=$(cd "$(dirname "$0")/.." && pwd)
 src=$top/build/linux-source-6.12
 out=$top/out/series
+bc=$top/build/series-check
 
 mkdir -p "$top/build"
 exec 9>"$top/build/.lock"
 flock -w 3600 9 || { echo "series: $top/build/.lock is held by a run" >&2; exit 2; }
+command -v sparse >/dev/null || { echo "series: sparse is missing (apt-get install sparse)" >&2; exit 2; }
 "$top/ci/prepare-tree.sh" "$src"
 rm -rf "$out"; mkdir -p "$out"
 git -C "$src" format-patch -q --cover-letter --thread=shallow -o "$out" nsfd-base..nsfd-tests
 
+# To: the networking and API lists; Cc: whatever get_maintainer.pl names for
+# the series, and the kselftest and KUnit lists.  Then emit it again with them.
+to=(netdev@vger.kernel.org linux-api@vger.kernel.org)
+mapfile -t cc < <( { (cd "$src" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
+	--no-rolestats "$out"/0*.patch 2>/dev/null | grep '@' || true)
+	echo linux-kselftest@vger.kernel.org; echo kunit-dev@googlegroups.com; } |
+	grep -vxF -e "${to[0]}" -e "${to[1]}" | awk '!seen[$0]++')
+rm -rf "$out"; mkdir -p "$out"
+git -C "$src" format-patch -q --cover-letter --thread=shallow -o "$out" \
+	"${to[@]/#/--to=}" "${cc[@]/#/--cc=}" nsfd-base..nsfd-tests
+
+# The cover letter: @BASE@ names the tree the series applies to; its
+# "  N/M subject" lines must match the patches as emitted.
 cover=$top/patches/cover-letter.txt
+base="Debian's linux-source-6.12 $(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null ||
+	echo '(version unknown)'), kernelversion $(make -s -C "$src" kernelversion 2>/dev/null)"
 if [ -f "$cover" ]; then
-	python3 - "$out"/0000-cover-letter.patch "$cover" <<'PY'
-import re, sys
-path, cover = sys.argv[1], open(sys.argv[2]).read().split('\n', 1)
+	python3 - "$out"/0000-cover-letter.patch "$cover" "$base" "$out" <<'PY' || rc=1
+import glob, re, sys
+path, cover = sys.argv[1], open(sys.argv[2]).read().replace('@BASE@', sys.argv[3]).split('\n', 1)
 subject, body = cover[0].strip(), cover[1].strip('\n') if len(cover) > 1 else ''
 text = open(path).read()
 text = re.sub(r'\[PATCH 0/(\d+)\] \*\*\* SUBJECT HERE \*\*\*',
               lambda m: re.sub(r'\[PATCH 0/\d+\]', '[PATCH 0/%s]' % m.group(1), subject), text)
 text = text.replace('*** BLURB HERE ***', body)
 open(path, 'w').write(text)
+emitted = {}
+for p in sorted(glob.glob(sys.argv[4] + '/0*.patch'))[1:]:
+    m = re.search(r'^Subject: \[PATCH (\d+/\d+)\] (.*(?:\n .*)*)', open(p).read(), re.M)
+    emitted[m.group(1)] = re.sub(r'\s+', ' ', m.group(2))
+listed = dict(re.findall(r'^  (\d+/\d+) (.*)$', body, re.M))
+bad = 0
+for n, subj in emitted.items():
+    if listed.get(n) != subj:
+        bad = 1
+        print('series: cover letter lists %s as %r, the series emits %r' % (n, listed.get(n), subj))
+sys.exit(bad)
 PY
 fi
 
@@ -44,20 +88,159 @@ git -C "$man" -c user.name="$(git -C "$src" log -1 --format=%an nsfd-series)" \
 git -C "$man" format-patch -q --root -o "$out/man-pages" HEAD
 rm -rf "$man"
 
-rc=0
-for p in "$out"/0*.patch; do
-	case $p in *0000-cover-letter.patch) continue ;; esac
+# --- the private tree and build directory --------------------------------
+mkdir -p "$bc"
+wt=$bc/src o=$bc/x86_64
+if ! git -C "$wt" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+	echo "series: cloning the tree into $wt (once)"
+	rm -rf "$wt"
+	git clone -q --no-checkout "$src" "$wt"
+fi
+git -C "$wt" fetch -q -f "$src" '+refs/tags/nsfd-*:refs/tags/nsfd-*'
+nk() { nice -n 19 make -C "$wt" -j1 "$@"; }
+wtco() { git -C "$wt" -c advice.detachedHead=false checkout -q -f --detach "$1"; }
+
+configure() {
+	[ -f "$o/.config" ] || nk -s O="$o" defconfig >/dev/null
+	"$wt/scripts/config" --file "$o/.config" -e KUNIT -e NAMESPACES_KUNIT_TEST
+	nk -s O="$o" olddefconfig >/dev/null
+}
+
+# The kernel objects a commit touches: each .c outside tools/ (a .c that
+# another one #includes counts as its includer), x86 tables as their entry
+# objects.  Headers are judged through the objects of the same patch.
+objects_of() {
+	local f d b inc
+	for f in $(git -C "$wt" diff --name-only "$1^" "$1"); do
+		case $f in
+		tools/*) ;;
+		arch/x86/entry/syscalls/syscall_64.tbl) echo arch/x86/entry/syscall_64.o ;;
+		arch/x86/entry/syscalls/syscall_32.tbl) echo arch/x86/entry/syscall_32.o ;;
+		*.c)	d=$(dirname "$f") b=$(basename "$f")
+			inc=$(git -C "$wt" grep -l "^#include \"$b\"" "$1" -- "$d/*.c" |
+				head -n 1 | sed 's/^[^:]*://' || true)
+			[ -n "$inc" ] && f=$inc
+			echo "${f%.c}.o" ;;
+		esac
+	done | sort -u
+}
+
+# findings KIND FILE...: warnings, line numbers dropped so that a shifted
+# line is not new.
+findings() {
+	local kind=$1; shift
+	case $kind in
+	build)	rm -f "${@/#/$o/}"
+		nk -k O="$o" W=1 C=2 "$@" 2>&1 | grep -E '(warning|error):' || true ;;
+	kdoc)	(cd "$wt" && for f in "$@"; do [ -f "$f" ] && perl scripts/kernel-doc -none "$f"; done) 2>&1 || true ;;
+	esac | sed -E 's/:[0-9]+(:[0-9]+)?:/:/' | sort
+}
+
+# --- per patch -----------------------------------------------------------
+commits=($(git -C "$wt" rev-list --reverse nsfd-base..nsfd-tests))
+patches=($(ls "$out"/0*.patch | grep -v 0000-cover-letter))
+echo "series: per patch: checkpatch --strict; W=1 and sparse (C=2) on the touched objects; kernel-doc -none on the touched files (x86_64 defconfig + KUNIT)"
+for i in "${!commits[@]}"; do
+	c=${commits[$i]} p=${patches[$i]}
 	# Debian's python3 has the ply and git modules spdxcheck.py wants.
 	# ENOSYS: the selftests must name it to skip where the syscall is absent.
-	r=$(cd "$src" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --ignore ENOSYS "$p" 2>&1 |
-		grep '^total:' || true)
-	printf '%-66s %s\n' "$(basename "$p")" "${r:-checkpatch gave no total}"
-	case $r in
-	"total: 0 errors, 0 warnings, 0 checks"*) ;;
-	*)	rc=1
-		(cd "$src" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --ignore ENOSYS --terse "$p" 2>&1 |
-			grep -v '^total:' | head -n 20) ;;
-	esac
+	cp_out=$(cd "$src" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --ignore ENOSYS "$p" 2>&1 || true)
+	cp_total=$(echo "$cp_out" | grep '^total:' || echo "checkpatch gave no total")
+	objs=$(objects_of "$c")
+	files=$(git -C "$wt" diff --name-only "$c^" "$c" -- '*.c' '*.h')
+	# Before the patch (an object that does not exist yet has no findings),
+	# then after it.
+	wtco "$c^"; configure
+	before_b=$( [ -z "$objs" ] || findings build $objs)
+	before_k=$( [ -z "$files" ] || findings kdoc $files)
+	wtco "$c"; configure
+	after_b=$( [ -z "$objs" ] || findings build $objs)
+	after_k=$( [ -z "$files" ] || findings kdoc $files)
+	new_b=$(comm -13 <(echo "$before_b") <(echo "$after_b") | sed '/^$/d')
+	new_k=$(comm -13 <(echo "$before_k") <(echo "$after_k") | sed '/^$/d')
+	ng=$(echo "$new_b" | grep -c '\[-W' || true)
+	ns=$(echo "$new_b" | grep -vc '\[-W\|^$' || true)
+	nd=$(echo "$new_k" | grep -c . || true)
+	printf '%s\n  checkpatch: %s\n  W=1: %s new, sparse: %s new (%s)\n  kernel-doc: %s new (%s)\n' \
+		"$(basename "$p")" "${cp_total#total: }" "$ng" "$ns" "$(echo ${objs:-no kernel objects})" \
+		"$nd" "$(echo ${files:-no .c/.h})"
+	case $cp_total in "total: 0 errors, 0 warnings, 0 checks"*) ;;
+	*) rc=1; (cd "$src" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --ignore ENOSYS \
+		--terse "$p" 2>&1 | grep -v '^total:' | head -n 20 | sed 's/^/    /') || true ;; esac
+	if [ -n "$new_b$new_k" ]; then
+		rc=1; { printf '%s\n%s\n' "$new_b" "$new_k" | sed '/^$/d' | head -n 30 | sed 's/^/    /'; } || true
+	fi
 done
+
+# --- syscall headers on every architecture -------------------------------
+# ARCH, then per ABI: name, the expected __NR_socketat, the macros the
+# compiler of that ABI predefines and the uapi headers test.
+abis() {
+	cat <<'EOF'
+alpha	alpha	573	-D__alpha__ -D__SIZEOF_LONG__=8
+arc	arc	463	-D__arc__ -D__SIZEOF_LONG__=4
+arm	eabi	463	-D__arm__ -D__ARM_EABI__ -D__SIZEOF_LONG__=4
+arm	oabi	9437647	-D__arm__ -D__SIZEOF_LONG__=4
+arm64	arm64	463	-D__aarch64__ -D__SIZEOF_LONG__=8
+csky	csky	463	-D__csky__ -D__SIZEOF_LONG__=4
+hexagon	hexagon	463	-D__hexagon__ -D__SIZEOF_LONG__=4
+loongarch	loongarch64	463	-D__loongarch__ -D__loongarch64 -D__SIZEOF_LONG__=8
+m68k	m68k	463	-D__m68k__ -D__SIZEOF_LONG__=4
+microblaze	microblaze	463	-D__microblaze__ -D__SIZEOF_LONG__=4
+mips	o32	4463	-D__mips__ -D_MIPS_SIM=1 -D__SIZEOF_LONG__=4
+mips	n32	6463	-D__mips__ -D_MIPS_SIM=2 -D__SIZEOF_LONG__=4
+mips	n64	5463	-D__mips__ -D_MIPS_SIM=3 -D__SIZEOF_LONG__=8
+nios2	nios2	463	-D__nios2__ -D__SIZEOF_LONG__=4
+openrisc	or1k	463	-D__OR1K__ -D__SIZEOF_LONG__=4
+parisc	parisc	463	-D__hppa__ -D__SIZEOF_LONG__=4
+parisc	parisc64	463	-D__hppa__ -D__LP64__ -D__SIZEOF_LONG__=8
+powerpc	ppc32	463	-D__powerpc__ -D__SIZEOF_LONG__=4
+powerpc	ppc64	463	-D__powerpc__ -D__powerpc64__ -D__SIZEOF_LONG__=8
+riscv	rv32	463	-D__riscv -D__riscv_xlen=32 -D__SIZEOF_LONG__=4
+riscv	rv64	463	-D__riscv -D__riscv_xlen=64 -D__SIZEOF_LONG__=8
+s390	s390	463	-D__s390__ -D__SIZEOF_LONG__=4
+s390	s390x	463	-D__s390__ -D__s390x__ -D__SIZEOF_LONG__=8
+sh	sh	463	-D__sh__ -D__SIZEOF_LONG__=4
+sparc	sparc32	463	-D__sparc__ -D__SIZEOF_LONG__=4
+sparc	sparc64	463	-D__sparc__ -D__arch64__ -D__SIZEOF_LONG__=8
+x86	i386	463	-D__i386__ -D__SIZEOF_LONG__=4
+x86	x32	1073742287	-D__x86_64__ -D__ILP32__ -D__SIZEOF_LONG__=4
+x86	x86_64	463	-D__x86_64__ -D__LP64__ -D__SIZEOF_LONG__=8
+xtensa	xtensa	463	-D__xtensa__ -D__SIZEOF_LONG__=4
+EOF
+}
+echo "series: syscall headers and checksyscalls for socketat, per architecture and ABI (host toolchain)"
+wtco nsfd-tests
+checked=()
+for arch in $(abis | cut -f1 | uniq); do
+	ho=$bc/hdr/$arch
+	if ! nk -s ARCH="$arch" O="$ho" INSTALL_HDR_PATH="$ho/usr" \
+		archheaders asm-generic headers_install >"$ho.log" 2>&1; then
+		rc=1; echo "  $arch: header generation failed (see $ho.log)"; continue
+	fi
+	# The kernel's own tables (native and compat) as the build generates them.
+	tables=$(grep -rl 'sys_socketat' "$ho/arch/$arch/include/generated" 2>/dev/null |
+		sed 's|.*/||' | sort | tr '\n' ' ')
+	while IFS=$'\t' read -r a abi want defs; do
+		[ "$a" = "$arch" ] || continue
+		cpp="gcc -undef -nostdinc -D__CHAR_BIT__=8 $defs -I $ho/usr/include"
+		got=$(printf '#include <asm/unistd.h>\nNR=__NR_socketat\n' |
+			$cpp -E -P -x c - 2>/dev/null | sed -n 's/^NR=//p')
+		got=$( (( got )) 2>/dev/null && echo $((got)) || echo "undefined")
+		cs=$("$wt/scripts/checksyscalls.sh" $cpp 2>&1) && csrc=0 || csrc=$?
+		miss=$(grep -c 'syscall socketat not implemented' <<<"$cs" || true)
+		[ "$csrc" = 0 ] || miss="cpp failed ($csrc)"
+		if [ "$got" = "$want" ] && [ "$miss" = 0 ] && [ -n "$tables" ]; then
+			printf '  %-10s %-11s __NR_socketat %-10s checksyscalls: ok   kernel tables: %s\n' \
+				"$arch" "$abi" "$got" "$tables"
+		else
+			rc=1
+			printf '  %-10s %-11s __NR_socketat %s (want %s), checksyscalls socketat warnings: %s, kernel tables: %s FAIL\n' \
+				"$arch" "$abi" "$got" "$want" "$miss" "${tables:-none}"
+		fi
+		checked+=("$arch/$abi")
+	done < <(abis)
+done
+echo "series: architectures checked: ${checked[*]}"
 echo "series: $(ls "$out" | wc -l) files in $out"
 exit $rc

@@ -1,26 +1,42 @@
 #!/bin/bash
 # Prepare a kernel source tree for the build, as a git repository.
 #
-# usage: ci/prepare-tree.sh DEST [KERNEL_SRC]
+# usage: ci/prepare-tree.sh DEST [KERNEL_SRC [REV]]
 #
 # Without KERNEL_SRC: unpack Debian's linux-source-6.12 into DEST (once per
-# tarball), `git am` every patch of patches/series (again only when the
-# series changes), then lay in kunit/ and selftests/nsfd/.
-# With KERNEL_SRC: mirror that tree into DEST as it stands and lay in only
-# the tests (no socketat patches): what bisection runs.
+# tarball; every file gets the time of unpacking, never the archive's, so
+# a new tarball can not leave older-looking sources behind objects), `git
+# am` every patch of patches/series (again only when the series changes),
+# then lay in kunit/ and selftests/nsfd/.
+# With KERNEL_SRC: that tree as it stands reaches DEST through git, never a
+# copy: a clean git tree by its commit (DEST borrows its objects), any
+# other tree (an unpacked tarball, a git tree with local changes) by
+# hashing its files into DEST's repository. Then only the tests are laid
+# in (no socketat patches): what bisection runs. DEST/.git/nsfd-source
+# names what was taken (the commit, "-dirty" for local changes). REV: that
+# commit of KERNEL_SRC's history instead of its working tree (make bisect:
+# KERNEL_SRC's checkout is never touched).
 #
 # Laying in is one commit per test directory on top of the series, checked
 # out with git, which rewrites only the files that differ: an unchanged
-# input leaves every mtime alone, so the kernel build stays incremental.
-# Exit: 0 ready, 125 a patch or the test wiring does not apply, 2 usage.
+# input leaves every mtime alone, so the kernel build stays incremental,
+# and a changed one gets the current time, so it is always rebuilt.
+# The tests are wired in by appending, never by a context diff, so that
+# they go into any tree from 6.1 on: each file kunit/append/PATH is
+# appended to the tree's PATH (Kconfig entries, obj- lines, the #include
+# of a test beside the static code it tests). The kselftests need no
+# wiring: the build names TARGETS=nsfd.
+# KERNEL_SRC is never written to.
+# Exit: 0 ready, 125 a patch does not apply, 2 usage or environment.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-dest=${1:?usage: ci/prepare-tree.sh DEST [KERNEL_SRC]}
+dest=$(realpath -m "${1:?usage: ci/prepare-tree.sh DEST [KERNEL_SRC]}")
 ext=${2:-}
+rev=${3:-}
 tarball=${NSFD_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 
 g() { git -C "$dest" -c user.name=nsfd -c user.email=nsfd@localhost \
-	-c advice.detachedHead=false "$@"; }
+	-c advice.detachedHead=false -c core.autocrlf=false "$@"; }
 die() { echo "tree: $2" >&2; exit "$1"; }
 
 # The patch files of patches/series, in order: one name a line, # comments.
@@ -35,27 +51,54 @@ unpack_tarball() {
 	[ "$(cat "$dest/.git/nsfd-tarball" 2>/dev/null)" = "$key" ] && return 0
 	echo "tree: unpacking $tarball"
 	rm -rf "$dest"; mkdir -p "$dest"
-	tar -xf "$tarball" -C "$dest" --strip-components=1
+	tar -xf "$tarball" -C "$dest" --strip-components=1 --touch
 	g init -q
 	# Debian's top-level .gitignore ignores everything: add by force.
 	g add -Af
 	g commit -q -m "$(basename "$tarball") as shipped"
 	g tag -f nsfd-base >/dev/null
 	echo "$key" >"$dest/.git/nsfd-tarball"
+	echo "$(basename "$tarball")" >"$dest/.git/nsfd-source"
 }
 
-mirror_kernel_src() {
+take_kernel_src() {
 	[ -f "$ext/Makefile" ] && [ -d "$ext/kernel" ] ||
 		die 2 "KERNEL_SRC=$ext is not a kernel source tree"
-	[ -f "$ext/.config" ] &&
+	[ -z "$rev" ] && [ -f "$ext/.config" ] &&
 		die 2 "KERNEL_SRC=$ext has an in-tree build (.config): run 'make mrproper' there"
 	mkdir -p "$dest"
 	[ -d "$dest/.git" ] || g init -q
-	rsync -a --delete --exclude=/.git "$ext"/ "$dest"/
-	g add -Af
-	g diff --cached --quiet HEAD 2>/dev/null || g commit -q -m "KERNEL_SRC $ext as it stands"
-	g tag -f nsfd-base >/dev/null
-	g tag -f nsfd-series >/dev/null
+	local commit= source
+	if [ -n "$rev" ]; then
+		commit=$(git -C "$ext" rev-parse -q --verify "$rev^{commit}") ||
+			die 2 "KERNEL_SRC=$ext has no commit $rev"
+		git -C "$ext" rev-parse --git-path objects | (cd "$ext" && xargs realpath) \
+			>"$dest/.git/objects/info/alternates"
+		source=$commit
+	elif git -C "$ext" rev-parse -q --verify HEAD >/dev/null 2>&1 &&
+	   [ "$(git -C "$ext" rev-parse --show-toplevel)" = "$(cd "$ext" && pwd -P)" ] &&
+	   [ -z "$(git -C "$ext" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+		# A clean git tree: borrow its objects, check its commit out.
+		commit=$(git -C "$ext" rev-parse HEAD)
+		git -C "$ext" rev-parse --git-path objects | (cd "$ext" && xargs realpath) \
+			>"$dest/.git/objects/info/alternates"
+		source=$commit
+	else
+		# Anything else: hash its files (the index keeps their stat data,
+		# so only files changed since the last step are read again).
+		local dirty=
+		git -C "$ext" rev-parse -q --verify HEAD >/dev/null 2>&1 &&
+			dirty="$(git -C "$ext" rev-parse HEAD)-dirty"
+		GIT_INDEX_FILE=$dest/.git/nsfd-ext.index g --work-tree="$ext" add -Af -- . ':!.git'
+		local tree
+		tree=$(GIT_INDEX_FILE=$dest/.git/nsfd-ext.index g write-tree)
+		commit=$(GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
+			g commit-tree "$tree" -m "KERNEL_SRC $ext as it stands")
+		source=${dirty:-"$ext (not a git tree)"}
+	fi
+	g tag -f nsfd-base "$commit" >/dev/null
+	g tag -f nsfd-series "$commit" >/dev/null
+	echo "$source" >"$dest/.git/nsfd-source"
 }
 
 apply_series() {
@@ -80,7 +123,7 @@ apply_series() {
 }
 
 # lay_in PARENT DIR TREE_PREFIX: a commit on PARENT holding every file of
-# DIR at TREE_PREFIX, plus DIR/wiring.patch (Kconfig, Makefile lines) applied;
+# DIR at TREE_PREFIX, plus DIR/append/* appended to the tree's files;
 # DIR/commit-msg is its message. Prints the commit id.
 lay_in() {
 	local parent=$1 dir=$top/$2 prefix=$3 f mode blob tree
@@ -90,10 +133,17 @@ lay_in() {
 		mode=100644; [ -x "$dir/$f" ] && mode=100755
 		blob=$(g hash-object -w --no-filters "$dir/$f")
 		g update-index --add --cacheinfo "$mode,$blob,$prefix$f"
-	done < <(cd "$dir" && find . -type f ! -name wiring.patch ! -name commit-msg \
+	done < <(cd "$dir" && find . -path ./append -prune -o -type f ! -name commit-msg \
 		! -name '*.o' -printf '%P\n' | LC_ALL=C sort)
-	if [ -f "$dir/wiring.patch" ] && ! g apply --cached "$dir/wiring.patch"; then
-		die 125 "$2/wiring.patch does not apply to this tree"
+	# DIR/append/PATH: appended to the tree's PATH.
+	if [ -d "$dir/append" ]; then
+		while IFS= read -r f; do
+			g cat-file -e "$parent:$f" 2>/dev/null ||
+				die 125 "$2/append/$f: this tree has no $f to append to"
+			blob=$( { g cat-file blob "$parent:$f"; cat "$dir/append/$f"; } |
+				g hash-object -w --stdin --no-filters)
+			g update-index --cacheinfo "100644,$blob,$f"
+		done < <(cd "$dir/append" && find . -type f -printf '%P\n' | LC_ALL=C sort)
 	fi
 	tree=$(g write-tree)
 	unset GIT_INDEX_FILE
@@ -107,7 +157,7 @@ lay_in() {
 }
 
 if [ -n "$ext" ]; then
-	mirror_kernel_src
+	take_kernel_src
 else
 	unpack_tarball
 	apply_series

@@ -3,22 +3,34 @@
 
 usage:
   ci/report.py variant OUTDIR --arch A --variant V --kernel-version X
-               [--kernel-source S] [--patch NAME=ID ...]
+               [--kernel-source S] [--patch NAME=ID ...] [--patched]
       reads OUTDIR/stages.tsv ("stage<TAB>status<TAB>seconds" lines,
-      status ok|fail|timeout|build-failed|env-error|skipped) and
-      OUTDIR/console-*.log; writes kunit.ktap, kselftest.ktap,
-      results.json, junit.xml, timings.json; prints the summary line.
+      status ok|fail|timeout|build-failed|env-error|skipped),
+      OUTDIR/console-*.log, OUTDIR/kselftest-channel.log (the guest's KTAP
+      channel) and OUTDIR/kunit-skipped.tsv ("suite<TAB>reason": KUnit
+      suites that did not compile on the tree, reported SKIP); writes
+      kunit.ktap, kselftest.ktap, results.json, junit.xml, timings.json;
+      prints one line per failure, one per stage that did not build, and
+      the summary line.
+      --patched: the tree is ours (no --kernel-src), so everything must run:
+      every KUnit suite of kunit/ and every TEST_GEN_PROGS binary of
+      selftests/nsfd/Makefile must give results, and no test may skip for
+      "socketat not implemented"; each violation is a failed test.
   ci/report.py summary RESULTS.json...
       the summary line over several variants.
 
-Exit: 0 all passed; 1 a test failed, a kernel report in a console, a
-guest timed out, or no results where some were due; 125 the kernel or the
-tests could not be built; 2 usage or environment error.
+Exit: 1 a test failed, a kernel report in a console, a guest timed out,
+or no results where some were due - even when a later stage or another
+variant did not build; else 2 usage or environment error; else 125 a stage
+could not be built (the kernel, a patch, the tests); else 0. A stage that
+did not build is not counted as a failed test.
 """
 
 import argparse
+import glob
 import json
 import os
+import re
 import sys
 import xml.etree.ElementTree as ET
 
@@ -27,6 +39,11 @@ import console  # noqa: E402
 import ktap  # noqa: E402
 
 EXIT_PASS, EXIT_FAIL, EXIT_ENV, EXIT_BUILD = 0, 1, 2, 125
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NOSYS = 'socketat not implemented'
+# Where each stage logs, for the "did not build" line.
+STAGE_LOG = {'kernel': 'kernel.log', 'selftests': 'selftests.log', 'kunit': 'kunit.log'}
+STAGE_WHAT = {'tree': 'tree (patches and test wiring)', 'selftests': 'kselftests'}
 
 
 def read_stages(path):
@@ -90,11 +107,34 @@ def collect_kunit(outdir, stage):
     return res
 
 
+def guest_ktap(outdir):
+    """The guest's KTAP text and where it came from.
+
+    Returns (text or None, channel, note): channel is the file it was read
+    from; note says why it is not the KTAP channel, when it is not.
+    """
+    chan = read(os.path.join(outdir, 'kselftest-channel.log'))
+    cons = read(os.path.join(outdir, 'console-kselftest.log'))
+    if chan is not None and 'nsfd-kselftest: begin' in chan:
+        return chan, 'kselftest-channel.log', ''
+    if cons is not None and 'nsfd-kselftest: begin' in cons:
+        why = [ln.strip() for ln in cons.splitlines()
+               if ln.startswith('nsfd-init: cannot open the KTAP channel')]
+        if why:
+            note = why[0][len('nsfd-init: '):]
+        elif chan is not None:
+            note = 'the KTAP came on the console, not on its channel'
+        else:
+            note = ''      # no channel was asked for (an old init, a bench)
+        return cons, 'console-kselftest.log', note
+    return (chan if chan is not None else cons), None, ''
+
+
 def collect_kselftest(outdir, stage):
-    log = read(os.path.join(outdir, 'console-kselftest.log'))
-    if log is None:
-        return [fail('kselftest', 'kselftest', 'console', 'no console log of the guest')]
-    lines, ended = ktap.extract(log, 'guest')
+    text, channel, note = guest_ktap(outdir)
+    if text is None:
+        return [fail('kselftest', 'kselftest', 'console', 'no console log of the guest')], {}
+    lines, ended = ktap.extract(text, 'guest')
     write_ktap(os.path.join(outdir, 'kselftest.ktap'), lines)
     res = [kselftest_name(r) for r in ktap.results(lines, 'kselftest')]
     if stage['status'] == 'timeout':
@@ -107,7 +147,75 @@ def collect_kselftest(outdir, stage):
                         'the guest stopped before the end of its KTAP'))
     elif not res:
         res.append(fail('kselftest', 'guest', 'ktap', 'the guest ran no tests'))
+    return res, {'file': channel, 'fallback': note}
+
+
+def kunit_skipped(outdir, patched):
+    """KUnit suites that did not compile on the tree (kunit-skipped.tsv)."""
+    res = []
+    text = read(os.path.join(outdir, 'kunit-skipped.tsv')) or ''
+    for line in text.splitlines():
+        suite, _, reason = line.partition('\t')
+        if not suite.strip():
+            continue
+        why = 'does not compile on this tree: %s' % (reason.strip() or 'no reason given')
+        if patched:
+            res.append(fail('pipeline', 'pipeline', 'expected.kunit.' + suite.strip(),
+                            'KUnit suite %s did not run: it %s' % (suite.strip(), why)))
+        else:
+            res.append({'source': 'kunit', 'suite': suite.strip(), 'name': suite.strip(),
+                        'status': 'skip', 'duration': None, 'reason': why})
     return res
+
+
+def expected_kunit_suites(top):
+    """The .name of every struct kunit_suite in top/kunit/**.c."""
+    names = []
+    for path in sorted(glob.glob(os.path.join(top, 'kunit', '**', '*.c'), recursive=True)):
+        text = read(path) or ''
+        for body in re.findall(r'struct\s+kunit_suite\s+\w+\s*=\s*\{(.*?)\n\s*\};', text, re.S):
+            m = re.search(r'\.name\s*=\s*"([^"]+)"', body)
+            if m and m.group(1) not in names:
+                names.append(m.group(1))
+    return names
+
+
+def expected_kselftests(top):
+    """TEST_GEN_PROGS of top/selftests/nsfd/Makefile."""
+    text = (read(os.path.join(top, 'selftests', 'nsfd', 'Makefile')) or '').replace('\\\n', ' ')
+    progs = []
+    for m in re.finditer(r'^\s*TEST_GEN_PROGS\s*[:+]?=(.*)$', text, re.M):
+        progs += [w for w in m.group(1).split() if not w.startswith('$') and w not in progs]
+    return progs
+
+
+def patched_checks(tests, by, top):
+    """In patched mode: what must have run, and no socketat skip.
+
+    A stage that did not run gives no verdict on its suites (the line that
+    names what did not build says why); a stage that ran must show them all.
+    """
+    ran = lambda st: st in by and by[st]['status'] not in ('skipped', 'build-failed', 'env-error')
+    out = []
+    if ran('kunit'):
+        have = {t['suite'] for t in tests if t['source'] == 'kunit'}
+        have |= {t['name'][len('expected.kunit.'):] for t in tests
+                 if t['name'].startswith('expected.kunit.')}
+        for suite in expected_kunit_suites(top):
+            if suite not in have:
+                out.append(fail('pipeline', 'pipeline', 'expected.kunit.' + suite,
+                                'KUnit suite %s did not run' % suite))
+    if ran('guest'):
+        have = {t['suite'] for t in tests if t['source'] == 'kselftest'}
+        for prog in expected_kselftests(top):
+            if 'nsfd:' + prog not in have:
+                out.append(fail('pipeline', 'pipeline', 'expected.kselftest.' + prog,
+                                'kselftest %s did not run' % prog))
+    for t in tests:
+        if t['status'] == 'skip' and t['reason'].startswith(NOSYS):
+            t['status'] = 'fail'
+            t['reason'] = 'skipped in patched mode, where socketat must exist: ' + t['reason']
+    return out
 
 
 def console_findings(outdir):
@@ -120,16 +228,39 @@ def console_findings(outdir):
 
 
 def exit_code(stages, tests):
+    """1 > 2 > 125 > 0: a failed test or a kernel report is a verdict that
+    no later build failure or environment error takes back."""
     statuses = {s['status'] for s in stages}
+    if any(t['status'] == 'fail' for t in tests) or statuses & {'fail', 'timeout'}:
+        return EXIT_FAIL
     if 'env-error' in statuses:
         return EXIT_ENV
     if 'build-failed' in statuses:
         return EXIT_BUILD
-    if any(t['status'] == 'fail' for t in tests):
-        return EXIT_FAIL
     if statuses - {'ok', 'skipped'}:
         return EXIT_FAIL
     return EXIT_PASS
+
+
+def not_built(stages, outdir, variant):
+    """One line for each stage that did not build or met an environment error."""
+    lines = []
+    for s in stages:
+        what = STAGE_WHAT.get(s['stage'], s['stage'])
+        if s['status'] == 'build-failed':
+            log = os.path.join(outdir, STAGE_LOG.get(s['stage'], ''))
+            where = shown(log) if s['stage'] in STAGE_LOG and os.path.exists(log) else \
+                s['detail'] or 'see the output above'
+            lines.append('nsfd: %s: %s did not build (%s)' % (variant, what, where))
+        elif s['status'] == 'env-error':
+            lines.append('nsfd: %s: %s: environment error: %s' % (
+                variant, what, s['detail'] or 'see the output above'))
+    return lines
+
+
+def shown(path):
+    rel = os.path.relpath(path)
+    return path if rel.startswith('..') else rel
 
 
 def counts(tests):
@@ -172,24 +303,27 @@ def summary_line(c):
 def cmd_variant(a):
     stages = read_stages(os.path.join(a.outdir, 'stages.tsv'))
     by = {s['stage']: s for s in stages}
-    tests = []
+    tests, channel = [], {}
     if 'kunit' in by and by['kunit']['status'] != 'skipped':
         tests += collect_kunit(a.outdir, by['kunit'])
+    tests += kunit_skipped(a.outdir, a.patched)
     if 'guest' in by and by['guest']['status'] != 'skipped':
-        tests += collect_kselftest(a.outdir, by['guest'])
+        res, channel = collect_kselftest(a.outdir, by['guest'])
+        tests += res
     tests += console_findings(a.outdir)
-    for s in stages:
-        if s['status'] in ('build-failed', 'env-error'):
-            tests.append(fail('pipeline', a.variant, s['stage'],
-                              '%s: %s' % (s['status'], s['detail'])))
+    if a.patched:
+        tests += patched_checks(tests, by, a.sources)
     code = exit_code(stages, tests)
     c = counts(tests)
+    unbuilt = not_built(stages, a.outdir, a.variant)
     patches = [dict(zip(('patch', 'patch_id'), p.split('=', 1))) for p in a.patch]
     doc = {
         'arch': a.arch, 'variant': a.variant,
         'kernel': {'version': a.kernel_version, 'source': a.kernel_source,
                    'series': patches},
-        'exit_code': code, 'summary': c, 'stages': stages, 'tests': tests,
+        'patched': a.patched,
+        'exit_code': code, 'summary': c, 'not_built': unbuilt,
+        'kselftest_ktap': channel, 'stages': stages, 'tests': tests,
     }
     with open(os.path.join(a.outdir, 'results.json'), 'w') as f:
         json.dump(doc, f, indent=1)
@@ -201,13 +335,18 @@ def cmd_variant(a):
     for t in tests:
         if t['status'] == 'fail':
             print('nsfd: %s: FAIL %s: %s %s' % (a.variant, t['suite'], t['name'], t['reason']))
+    if channel.get('fallback'):
+        print('nsfd: %s: note: kselftest KTAP read from %s: %s' % (
+            a.variant, channel['file'], channel['fallback']))
+    for line in unbuilt:
+        print(line)
     print(summary_line(c))
     return code
 
 
 def cmd_summary(a):
     total = {'passed': 0, 'failed': 0, 'skipped': 0}
-    codes = []
+    codes, unbuilt = [], []
     for path in a.results:
         try:
             with open(path) as f:
@@ -221,8 +360,11 @@ def cmd_summary(a):
             total[k] += doc['summary'][k]
         print('nsfd: %-14s %s (exit %d)' % (doc['variant'] + ':',
               summary_line(doc['summary'])[6:], doc['exit_code']))
+        unbuilt += doc.get('not_built', [])
+    for line in unbuilt:
+        print(line)
     print(summary_line(total))
-    for code in (EXIT_ENV, EXIT_BUILD, EXIT_FAIL):
+    for code in (EXIT_FAIL, EXIT_ENV, EXIT_BUILD):
         if code in codes:
             return code
     return EXIT_PASS if codes else EXIT_FAIL
@@ -259,6 +401,10 @@ def main(argv):
     v.add_argument('--kernel-version', default='unknown')
     v.add_argument('--kernel-source', default='')
     v.add_argument('--patch', action='append', default=[])
+    v.add_argument('--patched', action='store_true',
+                   help='our own tree: every suite and binary must run, no socketat skip')
+    v.add_argument('--sources', default=TOP,
+                   help='where kunit/ and selftests/nsfd/ are (default: this checkout)')
     s = sub.add_parser('summary')
     s.add_argument('results', nargs='+')
     b = sub.add_parser('bench')

@@ -1,7 +1,9 @@
 """Tests of the pipeline's own pieces, on recorded logs; no kernel needed.
 
 KTAP into results (nesting, every status, durations, truncation), the
-contract files, console scanning, and the exit-code mapping.
+contract files, console scanning (every pattern on a recorded fixture, and
+clean logs stay clean), the KTAP channel of the guest, the exit-code
+precedence, and what patched mode expects to run.
 """
 
 import json
@@ -138,7 +140,93 @@ class Truncation(unittest.TestCase):
 
 
 class ConsoleScan(unittest.TestCase):
-    def test_every_report_kind_is_found(self):
+    # fixtures/reports/<file>: the kinds it must give, exactly.
+    EXPECT = {
+        'arm64-paging-request.log': {'oops'},
+        'bug-null-deref.log': {'bug', 'oops'},
+        'bug-sleeping.log': {'bug'},
+        'double-fault.log': {'double-fault', 'panic'},
+        'gpf.log': {'oops', 'kasan'},
+        'hard-lockup.log': {'soft-lockup'},
+        'hung-task.log': {'hung-task'},
+        'kasan.log': {'kasan'},
+        'kernel-bug-at.log': {'kernel-bug', 'oops'},
+        'kfence.log': {'kfence'},
+        'kmemleak.log': {'kmemleak'},
+        'kmsan.log': {'kmsan'},
+        'list-corruption.log': {'list-corruption', 'kernel-bug'},
+        'lockdep-circular.log': {'lockdep'},
+        'lockdep-nonstatic-key.log': {'lockdep'},
+        'lockdep-recursive.log': {'lockdep'},
+        'netdev-leak.log': {'netdev-leak'},
+        'odebug.log': {'debug-objects', 'warning'},
+        'page-alloc.log': {'page-alloc'},
+        'panic.log': {'panic'},
+        'rcu-stall-detected.log': {'rcu-stall'},
+        'rcu-stall-sched.log': {'rcu-stall'},
+        'refcount.log': {'refcount', 'warning'},
+        'riscv-kernel-bug.log': {'kernel-bug'},
+        'riscv-null-deref.log': {'oops'},
+        'slab-corruption.log': {'slab'},
+        'slub-redzone.log': {'slab'},
+        'soft-lockup.log': {'soft-lockup'},
+        'split-line.log': {'kasan'},
+        'stack-protector.log': {'stack-protector'},
+        'ubsan.log': {'ubsan'},
+        'warning.log': {'warning'},
+        'workqueue-lockup.log': {'soft-lockup'},
+    }
+
+    def test_each_recorded_report_gives_its_kinds(self):
+        for name, kinds in sorted(self.EXPECT.items()):
+            with self.subTest(fixture=name):
+                found = console.findings(fixture(os.path.join('reports', name)))
+                self.assertEqual({k for _, k, _ in found}, kinds, found)
+
+    def test_every_fixture_is_checked_and_every_kind_proven(self):
+        self.assertEqual(sorted(os.listdir(os.path.join(HERE, 'fixtures', 'reports'))),
+                         sorted(self.EXPECT))
+        proven = set().union(*self.EXPECT.values())
+        self.assertEqual(proven, {k for k, _ in console.KINDS})
+
+    def test_robots_titles(self):
+        # The lines the issue names, each alone on a printk line.
+        for line, kind in [
+                ('BUG: unable to handle page fault for address: ffffffffff600000', 'bug'),
+                ('WARNING: CPU: 0 PID: 1 at kernel/nsproxy.c:80 free_nsproxy+0x1/0x2', 'warning'),
+                ('Oops: 0002 [#1] PREEMPT SMP', 'oops'),
+                ('general protection fault: 0000 [#1] SMP', 'oops'),
+                ('Kernel panic - not syncing: Fatal exception', 'panic'),
+                ('BUG: KASAN: use-after-free in a+0x1/0x2', 'kasan'),
+                ('BUG: KFENCE: out-of-bounds read in a+0x1/0x2', 'kfence'),
+                ('UBSAN: array-index-out-of-bounds in net/socket.c:10:2', 'ubsan'),
+                ('refcount_t: saturated; leaking memory.', 'refcount'),
+                ('WARNING: possible recursive locking detected', 'lockdep'),
+                ('INFO: possible recursive locking detected', 'lockdep'),
+                ('INFO: trying to register non-static key.', 'lockdep'),
+                ('WARNING: suspicious RCU usage', 'lockdep'),
+                ('INFO: task setns_test:99 blocked for more than 120 seconds.', 'hung-task'),
+                ('INFO: rcu_sched self-detected stall on CPU', 'rcu-stall'),
+                ('rcu: INFO: rcu_sched detected stalls on CPUs/tasks:', 'rcu-stall'),
+                ('watchdog: BUG: soft lockup - CPU#1 stuck for 22s! [init:1]', 'soft-lockup'),
+                ('init: page allocation failure: order:0, mode:0x820(GFP_ATOMIC)', 'page-alloc'),
+                ('PANIC: double fault, error_code: 0x0', 'double-fault'),
+                ('Unable to handle kernel paging request at virtual address 0', 'oops'),
+                ('Kernel BUG [#1]', 'kernel-bug'),
+                ('kernel BUG at mm/slub.c:100!', 'kernel-bug'),
+                ('Slab corruption (Tainted: G W): kmalloc-32 start=0', 'slab'),
+                ('BUG kmalloc-32 (Tainted: G W): Poison overwritten', 'slab'),
+                ('unreferenced object 0xffff888003c0e000 (size 32):', 'kmemleak'),
+                ('ODEBUG: activate active (active state 1) object: 0 object type: work_struct',
+                 'debug-objects'),
+                ('list_del corruption. next->prev should be 0, but was 1', 'list-corruption'),
+                ('Kernel panic - not syncing: stack-protector: Kernel stack is corrupted in: f',
+                 'stack-protector')]:
+            with self.subTest(line=line):
+                self.assertEqual([k for _, k, _ in console.findings('[   1.000000] ' + line)],
+                                 [kind])
+
+    def test_old_mixed_log_still_fully_found(self):
         kinds = [k for _, k, _ in console.findings(fixture('reports.log'))]
         for kind in ('kasan', 'warning', 'refcount', 'lockdep', 'kmemleak', 'hung-task',
                      'oops', 'panic', 'debug-objects', 'list-corruption', 'bug'):
@@ -148,12 +236,27 @@ class ConsoleScan(unittest.TestCase):
     def test_clean_debug_boot_has_no_findings(self):
         self.assertEqual(console.findings(fixture('clean-debug-boot.log')), [])
 
+    def test_kunit_output_and_banners_are_not_reports(self):
+        # WARNING/BUG/Oops in test names, KUnit's "# Subtest" and expectation
+        # lines, the guest's KTAP, and boot banners of the debug facilities.
+        self.assertEqual(console.findings(fixture('clean-kunit-deliberate.log')), [])
+
+    def test_recorded_consoles_are_clean(self):
+        for name in ('real-debug-guest.log', 'real-kunit-x86_64.log', 'kunit-nested.log',
+                     'guest-pass.log', 'channel-ktap.log'):
+            with self.subTest(fixture=name):
+                self.assertEqual(console.findings(fixture(name)), [])
+
     def test_recorded_debug_guest_is_clean_and_complete(self):
         log = fixture('real-debug-guest.log')
         self.assertEqual(console.findings(log), [])
         lines, ended = ktap.extract(log, 'guest')
         self.assertTrue(ended)
         self.assertTrue(ktap.results(lines, 'kselftest'))
+
+    def test_message_inside_a_guest_line_is_caught(self):
+        found = console.findings(fixture('guest-split-console.log'))
+        self.assertEqual([(n, k) for n, k, _ in found], [(9, 'kasan')])
 
 
 class ExitCodes(unittest.TestCase):
@@ -171,32 +274,48 @@ class ExitCodes(unittest.TestCase):
         self.assertEqual(report.exit_code(self.st('ok'), [self.ok, fail]), 1)
         self.assertEqual(report.exit_code(self.st('ok', 'timeout'), [self.ok]), 1)
         self.assertEqual(report.exit_code(self.st('ok', 'fail'), [self.ok]), 1)
-        self.assertEqual(report.exit_code(self.st('ok', 'build-failed'), [fail]), 125)
+        self.assertEqual(report.exit_code(self.st('ok', 'build-failed'), [self.ok]), 125)
+        self.assertEqual(report.exit_code(self.st('build-failed'), []), 125)
         self.assertEqual(report.exit_code(self.st('env-error', 'build-failed'), []), 2)
 
-    def test_summary_takes_the_gravest_code(self):
+    def test_a_failed_test_wins_over_a_later_build_failure(self):
+        fail = dict(self.ok, status='fail')
+        self.assertEqual(report.exit_code(self.st('ok', 'build-failed'), [fail]), 1)
+        self.assertEqual(report.exit_code(self.st('ok', 'env-error'), [fail]), 1)
+        self.assertEqual(report.exit_code(self.st('timeout', 'build-failed'), []), 1)
+
+    def summary(self, *codes):
         tmp = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, tmp)
         paths = []
-        for i, code in enumerate((0, 1, 125)):
+        for i, code in enumerate(codes):
             p = os.path.join(tmp, '%d.json' % i)
             with open(p, 'w') as f:
                 json.dump({'variant': 'v%d' % i, 'exit_code': code,
-                           'summary': {'passed': 2, 'failed': code and 1, 'skipped': 1}}, f)
+                           'not_built': ['nsfd: v%d: kernel did not build (x)' % i]
+                           if code == 125 else [],
+                           'summary': {'passed': 2, 'failed': int(code == 1),
+                                       'skipped': 1}}, f)
             paths.append(p)
-        out = subprocess.run([sys.executable, os.path.join(CI, 'report.py'), 'summary'] + paths,
-                             capture_output=True, text=True)
-        self.assertEqual(out.returncode, 125)
-        self.assertEqual(out.stdout.splitlines()[-1], 'nsfd: 6 passed, 2 failed, 3 skipped')
-        out = subprocess.run([sys.executable, os.path.join(CI, 'report.py'), 'summary',
-                              paths[0], paths[1]], capture_output=True, text=True)
+        return subprocess.run([sys.executable, os.path.join(CI, 'report.py'), 'summary'] +
+                              paths, capture_output=True, text=True)
+
+    def test_summary_precedence_across_variants(self):
+        out = self.summary(0, 1, 125)
         self.assertEqual(out.returncode, 1)
+        self.assertEqual(out.stdout.splitlines()[-1], 'nsfd: 6 passed, 1 failed, 3 skipped')
+        self.assertEqual(out.stdout.splitlines()[-2], 'nsfd: v2: kernel did not build (x)')
+        self.assertEqual(self.summary(0, 1).returncode, 1)
+        self.assertEqual(self.summary(0, 125).returncode, 125)
+        self.assertEqual(self.summary(2, 125, 0).returncode, 2)
+        self.assertEqual(self.summary(1, 2).returncode, 1)
+        self.assertEqual(self.summary(0, 0).returncode, 0)
 
 
 class VariantReport(unittest.TestCase):
     """report.py variant on a recorded run: the contract's files and exit code."""
 
-    def run_report(self, stages, logs):
+    def run_report(self, stages, logs, args=(), files=None):
         tmp = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, tmp)
         with open(os.path.join(tmp, 'stages.tsv'), 'w') as f:
@@ -204,11 +323,18 @@ class VariantReport(unittest.TestCase):
                 f.write('%s\t%s\t1.5\t\n' % (name, status))
         for dest, src in logs.items():
             shutil.copy(os.path.join(HERE, 'fixtures', src), os.path.join(tmp, dest))
+        for dest, text in (files or {}).items():
+            with open(os.path.join(tmp, dest), 'w') as f:
+                f.write(text)
         out = subprocess.run([sys.executable, os.path.join(CI, 'report.py'), 'variant', tmp,
                               '--arch', 'x86_64', '--variant', 'x86_64',
-                              '--kernel-version', '6.12.118', '--patch', '0001-a.patch=abc'],
-                             capture_output=True, text=True)
+                              '--kernel-version', '6.12.118', '--patch', '0001-a.patch=abc']
+                             + list(args), capture_output=True, text=True)
         return tmp, out
+
+    def results(self, tmp):
+        with open(os.path.join(tmp, 'results.json')) as f:
+            return json.load(f)
 
     def test_failed_test_gives_exit_1_and_all_files(self):
         tmp, out = self.run_report([('kernel', 'ok'), ('kunit', 'fail'), ('guest', 'ok')],
@@ -248,9 +374,162 @@ class VariantReport(unittest.TestCase):
         self.assertEqual(out.returncode, 1)
 
     def test_build_failure_gives_125(self):
-        tmp, out = self.run_report([('tree', 'ok'), ('kernel', 'build-failed')], {})
+        tmp, out = self.run_report([('tree', 'ok'), ('kernel', 'build-failed')], {},
+                                   files={'kernel.log': 'error: boom\n'})
         self.assertEqual(out.returncode, 125)
-        self.assertTrue(out.stdout.splitlines()[-1].startswith('nsfd: '))
+        lines = out.stdout.splitlines()
+        # Not a failed test: the last line counts none; the one before names it.
+        self.assertEqual(lines[-1], 'nsfd: 0 passed, 0 failed, 0 skipped')
+        self.assertRegex(lines[-2], r'^nsfd: x86_64: kernel did not build \(.*kernel\.log\)$')
+        doc = self.results(tmp)
+        self.assertEqual(doc['exit_code'], 125)
+        self.assertEqual(len(doc['not_built']), 1)
+
+    def test_failed_test_then_a_stage_that_does_not_build_gives_1(self):
+        tmp, out = self.run_report([('kernel', 'ok'), ('kunit', 'fail'),
+                                    ('selftests', 'build-failed')],
+                                   {'console-kunit.log': 'kunit-nested.log'},
+                                   files={'selftests.log': 'error\n'})
+        self.assertEqual(out.returncode, 1, out.stdout)
+        lines = out.stdout.splitlines()
+        self.assertEqual(lines[-1], 'nsfd: 3 passed, 1 failed, 2 skipped')
+        self.assertTrue(lines[-2].startswith('nsfd: x86_64: kselftests did not build ('))
+
+    def test_env_error_gives_2_and_is_not_a_failed_test(self):
+        tmp, out = self.run_report([('tree', 'ok'), ('firmware', 'env-error')], {})
+        self.assertEqual(out.returncode, 2)
+        self.assertEqual(out.stdout.splitlines()[-1], 'nsfd: 0 passed, 0 failed, 0 skipped')
+        self.assertIn('firmware: environment error', out.stdout)
+
+    def test_kunit_suite_that_did_not_compile_is_a_skip_with_its_reason(self):
+        tsv = 'socketat\tkernel/ns_ops_kunit.c:440:9: error: implicit declaration of sys_socketat\n'
+        tmp, out = self.run_report([('kernel', 'ok'), ('kunit', 'ok')],
+                                   {'console-kunit.log': 'real-kunit-x86_64.log'},
+                                   files={'kunit-skipped.tsv': tsv})
+        self.assertEqual(out.returncode, 0, out.stdout)
+        skip = by_name(self.results(tmp)['tests'])[('socketat', 'socketat')]
+        self.assertEqual(skip['status'], 'skip')
+        self.assertEqual(skip['reason'], 'does not compile on this tree: '
+                         'kernel/ns_ops_kunit.c:440:9: error: implicit declaration of sys_socketat')
+
+
+class KtapChannel(unittest.TestCase):
+    """The guest's KTAP on its own channel; the console holds kernel messages."""
+
+    run_report = VariantReport.run_report
+    results = VariantReport.results
+
+    def test_kernel_message_during_a_test_line_splits_nothing(self):
+        # The KASAN report came while setns_test printed "ok 1 ...": on the
+        # channel the line is whole, on the console the report is caught.
+        tmp, out = self.run_report([('guest', 'ok')],
+                                   {'kselftest-channel.log': 'channel-ktap.log',
+                                    'console-kselftest.log': 'channel-console.log'})
+        self.assertEqual(out.returncode, 1)
+        doc = self.results(tmp)
+        res = by_name(doc['tests'])
+        self.assertEqual(res[('nsfd:setns_test', 'setns.wrong_type_ipc')]['status'], 'pass')
+        self.assertEqual(res[('nsfd:setns_test', 'setns.wrong_type_uts')]['status'], 'pass')
+        self.assertAlmostEqual(res[('nsfd:setns_test', 'setns.wrong_type_uts')]['duration'],
+                               0.4, places=5)
+        kasan = [t for t in doc['tests'] if t['source'] == 'console']
+        self.assertEqual(len(kasan), 1)
+        self.assertEqual(kasan[0]['suite'], 'console-kselftest.log')
+        self.assertTrue(kasan[0]['reason'].startswith('BUG: KASAN: slab-use-after-free'))
+        self.assertEqual(doc['kselftest_ktap'], {'file': 'kselftest-channel.log', 'fallback': ''})
+        with open(os.path.join(tmp, 'kselftest.ktap')) as f:
+            ktap_text = f.read()
+        self.assertTrue(ktap_text.startswith('KTAP version 1\n1..2\n'))
+        self.assertIn('  ok 1 setns.wrong_type_ipc\n', ktap_text)
+
+    def test_timeout_is_a_failure_with_its_reason(self):
+        tmp, out = self.run_report([('guest', 'ok')],
+                                   {'kselftest-channel.log': 'channel-ktap.log',
+                                    'console-kselftest.log': 'clean-debug-boot.log'})
+        self.assertEqual(out.returncode, 1)
+        res = by_name(self.results(tmp)['tests'])
+        loop = res[('nsfd:loop_test', '(missing)')]
+        self.assertEqual(loop['status'], 'fail')
+        self.assertEqual(loop['reason'], 'timeout after 240 s; '
+                         'plan 1..1 but 0 results: KTAP stream truncated')
+
+    def test_console_fallback_is_read_and_flagged(self):
+        tmp, out = self.run_report([('guest', 'ok')],
+                                   {'console-kselftest.log': 'guest-split-console.log'},
+                                   files={'kselftest-channel.log': ''})
+        doc = self.results(tmp)
+        self.assertEqual(doc['kselftest_ktap']['file'], 'console-kselftest.log')
+        self.assertIn('cannot open the KTAP channel /dev/hvc0', doc['kselftest_ktap']['fallback'])
+        self.assertIn('note: kselftest KTAP read from console-kselftest.log', out.stdout)
+        res = by_name(doc['tests'])
+        # The test line the kernel cut into still counts, under its own name;
+        # the KASAN report in it still fails the run.
+        self.assertEqual(res[('nsfd:setns_test', 'setns.wrong_type_ipc')]['status'], 'pass')
+        self.assertEqual([t['name'].split(':')[0] for t in doc['tests']
+                          if t['source'] == 'console'], ['kasan'])
+        self.assertEqual(out.returncode, 1)
+
+
+class PatchedMode(unittest.TestCase):
+    """--patched: every suite and binary must run, and socketat must exist."""
+
+    run_report = VariantReport.run_report
+    results = VariantReport.results
+    sources = os.path.join(HERE, 'fixtures', 'sources')
+
+    def test_expected_lists_from_sources(self):
+        self.assertEqual(report.expected_kunit_suites(self.sources), ['ns_ops', 'nsfs', 'socketat'])
+        self.assertEqual(report.expected_kselftests(self.sources),
+                         ['proc_ns_test', 'socketat_test', 'setns_test'])
+
+    def test_this_checkout_declares_its_suites(self):
+        self.assertIn('socketat', report.expected_kunit_suites(report.TOP))
+        self.assertIn('socketat_test', report.expected_kselftests(report.TOP))
+
+    def test_missing_suite_binary_and_enosys_skip_fail(self):
+        tmp, out = self.run_report([('kernel', 'ok'), ('kunit', 'ok'), ('guest', 'ok')],
+                                   {'console-kunit.log': 'kunit-nested.log',
+                                    'console-kselftest.log': 'guest-pass.log'},
+                                   args=['--patched', '--sources', self.sources])
+        self.assertEqual(out.returncode, 1)
+        res = by_name(self.results(tmp)['tests'])
+        self.assertEqual(res[('pipeline', 'expected.kunit.socketat')]['reason'],
+                         'KUnit suite socketat did not run')
+        self.assertEqual(res[('pipeline', 'expected.kselftest.setns_test')]['reason'],
+                         'kselftest setns_test did not run')
+        self.assertNotIn(('pipeline', 'expected.kunit.ns_ops'), res)
+        self.assertNotIn(('pipeline', 'expected.kselftest.proc_ns_test'), res)
+        nosys = res[('ns_ops', 'needs_socketat')]
+        self.assertEqual(nosys['status'], 'fail')
+        self.assertIn('socketat not implemented (ENOSYS)', nosys['reason'])
+        self.assertIn('FAIL pipeline: expected.kunit.socketat KUnit suite socketat did not run',
+                      out.stdout)
+
+    def test_same_run_without_patched_has_no_such_failures(self):
+        tmp, out = self.run_report([('kernel', 'ok'), ('kunit', 'ok'), ('guest', 'ok')],
+                                   {'console-kunit.log': 'kunit-nested.log',
+                                    'console-kselftest.log': 'guest-pass.log'},
+                                   args=['--sources', self.sources])
+        res = by_name(self.results(tmp)['tests'])
+        self.assertFalse([k for k in res if k[0] == 'pipeline'])
+        self.assertEqual(res[('ns_ops', 'needs_socketat')]['status'], 'skip')
+
+    def test_suite_that_did_not_compile_fails_in_patched_mode(self):
+        tmp, out = self.run_report([('kernel', 'ok'), ('kunit', 'ok')],
+                                   {'console-kunit.log': 'kunit-nested.log'},
+                                   args=['--patched', '--sources', self.sources],
+                                   files={'kunit-skipped.tsv': 'socketat\terror: x\n'})
+        res = by_name(self.results(tmp)['tests'])
+        self.assertEqual(res[('pipeline', 'expected.kunit.socketat')]['reason'],
+                         'KUnit suite socketat did not run: it does not compile on this tree: '
+                         'error: x')
+        self.assertEqual(len([k for k in res if k == ('pipeline', 'expected.kunit.socketat')]), 1)
+
+    def test_stage_that_did_not_build_expects_nothing(self):
+        tmp, out = self.run_report([('kernel', 'build-failed')], {},
+                                   args=['--patched', '--sources', self.sources])
+        self.assertEqual(out.returncode, 125)
+        self.assertEqual(out.stdout.splitlines()[-1], 'nsfd: 0 passed, 0 failed, 0 skipped')
 
 
 if __name__ == '__main__':

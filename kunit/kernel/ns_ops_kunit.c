@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for the proc_ns_operations instances behind /proc/<pid>/ns.
+ * KUnit tests for socketat(2) (suite socketat, SOCKETAT_KUNIT_TEST).
  *
- * Each case runs in a KUnit kthread, which shares init's nsproxy with every
- * other kthread. Reference counts are therefore only asserted on private
- * namespaces that the case installs on its own task and releases itself.
+ * The other suites that lived here moved beside the code they test:
+ * ns_ops to fs/proc/namespaces_kunit.c, nsfs to fs/tests/nsfs_kunit.c,
+ * get_net_ns_by_fd to net/core/net_namespace_kunit.c.
  */
 #include <kunit/test.h>
 #include <linux/cred.h>
@@ -25,524 +25,626 @@
 #include <net/sock.h>
 #include <asm/unistd.h>
 
-struct ns_ops_case {
-	const struct proc_ns_operations *ops;
-	const char *name;	/* entry in /proc/<pid>/ns */
-	const char *real_name;	/* what readlink shows before ":[inode]" */
-	int type;		/* the CLONE_NEW* flag setns(2) matches */
-};
-
-static const struct ns_ops_case ns_ops_cases[] = {
-#ifdef CONFIG_NET_NS
-	{ &netns_operations, "net", "net", CLONE_NEWNET },
-#endif
-#ifdef CONFIG_UTS_NS
-	{ &utsns_operations, "uts", "uts", CLONE_NEWUTS },
-#endif
-#ifdef CONFIG_IPC_NS
-	{ &ipcns_operations, "ipc", "ipc", CLONE_NEWIPC },
-#endif
-	{ &mntns_operations, "mnt", "mnt", CLONE_NEWNS },
-#ifdef CONFIG_PID_NS
-	{ &pidns_operations, "pid", "pid", CLONE_NEWPID },
-	{ &pidns_for_children_operations, "pid_for_children", "pid", CLONE_NEWPID },
-#endif
-#ifdef CONFIG_USER_NS
-	{ &userns_operations, "user", "user", CLONE_NEWUSER },
-#endif
-#ifdef CONFIG_CGROUPS
-	{ &cgroupns_operations, "cgroup", "cgroup", CLONE_NEWCGROUP },
-#endif
-#ifdef CONFIG_TIME_NS
-	{ &timens_operations, "time", "time", CLONE_NEWTIME },
-	{ &timens_for_children_operations, "time_for_children", "time", CLONE_NEWTIME },
-#endif
-};
-
-static void ns_ops_case_desc(const struct ns_ops_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(ns_ops, ns_ops_cases, ns_ops_case_desc);
-
-/* The name and type that /proc and setns(2) rely on. */
-static void ns_ops_name_and_type_match_proc(struct kunit *test)
-{
-	const struct ns_ops_case *c = test->param_value;
-	const char *real = c->ops->real_ns_name ?: c->ops->name;
-
-	KUNIT_EXPECT_STREQ(test, c->ops->name, c->name);
-	KUNIT_EXPECT_STREQ(test, real, c->real_name);
-	KUNIT_EXPECT_EQ(test, c->ops->type, c->type);
-}
-
-/* Every instance provides the callbacks nsfs and setns call unconditionally. */
-static void ns_ops_has_get_put_install_owner(struct kunit *test)
-{
-	const struct ns_ops_case *c = test->param_value;
-
-	KUNIT_EXPECT_NOT_NULL(test, c->ops->get);
-	KUNIT_EXPECT_NOT_NULL(test, c->ops->put);
-	KUNIT_EXPECT_NOT_NULL(test, c->ops->install);
-	KUNIT_EXPECT_NOT_NULL(test, c->ops->owner);
-}
-
-/* The owner of each init namespace is init_user_ns, which itself has none. */
-static void ns_ops_owner_of_init_namespace(struct kunit *test)
-{
-	const struct ns_ops_case *c = test->param_value;
-	struct user_namespace *want = c->type == CLONE_NEWUSER ? NULL : &init_user_ns;
-	struct ns_common *ns = c->ops->get(current);
-
-	KUNIT_ASSERT_NOT_NULL(test, ns);
-	KUNIT_EXPECT_EQ(test, ns->ops->type, c->type);
-	KUNIT_EXPECT_PTR_EQ(test, c->ops->owner(ns), want);
-	c->ops->put(ns);
-}
-
-/* Only pid and user namespaces form a hierarchy. */
-static void ns_ops_get_parent_only_for_pid_and_user(struct kunit *test)
-{
-	const struct ns_ops_case *c = test->param_value;
-	bool tree = c->type == CLONE_NEWPID || c->type == CLONE_NEWUSER;
-
-	KUNIT_EXPECT_EQ(test, !!c->ops->get_parent, tree);
-}
-
-static void pidns_get_parent_of_init_is_eperm(struct kunit *test)
-{
-	if (!IS_ENABLED(CONFIG_PID_NS))
-		kunit_skip(test, "CONFIG_PID_NS is not set");
-	KUNIT_EXPECT_PTR_EQ(test, pidns_operations.get_parent(&init_pid_ns.ns),
-			    ERR_PTR(-EPERM));
-}
-
-static void pidns_get_parent_of_child_is_init(struct kunit *test)
-{
-	struct pid_namespace *child;
-	struct ns_common *parent;
-
-	if (!IS_ENABLED(CONFIG_PID_NS))
-		kunit_skip(test, "CONFIG_PID_NS is not set");
-	child = copy_pid_ns(CLONE_NEWPID, &init_user_ns, &init_pid_ns);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, child);
-	KUNIT_EXPECT_PTR_EQ(test, child->parent, &init_pid_ns);
-	parent = pidns_operations.get_parent(&child->ns);
-	KUNIT_EXPECT_PTR_EQ(test, parent, &init_pid_ns.ns);
-	if (!IS_ERR_OR_NULL(parent))
-		pidns_operations.put(parent);
-	put_pid_ns(child);
-}
-
-static void userns_get_parent_of_init_is_eperm(struct kunit *test)
-{
-	if (!IS_ENABLED(CONFIG_USER_NS))
-		kunit_skip(test, "CONFIG_USER_NS is not set");
-	KUNIT_EXPECT_PTR_EQ(test, userns_operations.get_parent(&init_user_ns.ns),
-			    ERR_PTR(-EPERM));
-}
-
-/* A cred whose user namespace is a new child of init_user_ns. */
-static struct cred *child_userns_cred(struct kunit *test)
-{
-	struct cred *cred;
-
-	if (!IS_ENABLED(CONFIG_USER_NS))
-		kunit_skip(test, "CONFIG_USER_NS is not set");
-	cred = prepare_creds();
-	KUNIT_ASSERT_NOT_NULL(test, cred);
-	if (create_user_ns(cred)) {
-		put_cred(cred);
-		KUNIT_FAIL_AND_ABORT(test, "create_user_ns failed");
-	}
-	return cred;
-}
-
-/* The parent of a user namespace is its owner, with a reference. */
-static void userns_get_parent_of_child_is_owner(struct kunit *test)
-{
-	struct cred *cred = child_userns_cred(test);
-	struct user_namespace *child = cred->user_ns;
-	unsigned int base = refcount_read(&init_user_ns.ns.count);
-	struct ns_common *parent;
-
-	KUNIT_EXPECT_PTR_EQ(test, userns_operations.owner(&child->ns), &init_user_ns);
-	parent = userns_operations.get_parent(&child->ns);
-	KUNIT_EXPECT_PTR_EQ(test, parent, &init_user_ns.ns);
-	if (!IS_ERR_OR_NULL(parent)) {
-		KUNIT_EXPECT_GE(test, refcount_read(&init_user_ns.ns.count), base + 1);
-		userns_operations.put(parent);
-	}
-	put_cred(cred);
-}
-
-/* From inside a child user namespace, its parent is out of reach. */
-static void userns_get_parent_outside_own_subtree_is_eperm(struct kunit *test)
-{
-	struct cred *cred = child_userns_cred(test);
-	struct user_namespace *child = cred->user_ns;
-	const struct cred *old;
-
-	old = override_creds(cred);
-	KUNIT_EXPECT_PTR_EQ(test, current_user_ns(), child);
-	KUNIT_EXPECT_PTR_EQ(test, userns_operations.get_parent(&child->ns), ERR_PTR(-EPERM));
-	revert_creds(old);
-	put_cred(cred);
-}
-
+#ifdef __NR_socketat
 /*
- * Give the test task a private uts namespace, take and drop a reference
- * through utsns_operations, and check the count moves by exactly one.
+ * socketat(2)'s core, __sys_socketat(): the socket belongs to the netns
+ * the fd names (the task's own for -1) and holds one reference on it for
+ * its life; every failed call leaves the count where it was. Permission:
+ * the caller's own netns needs nothing, any other CAP_SYS_ADMIN over its
+ * owner (CAP_NET_ADMIN is not enough); a pidfd also needs ptrace read
+ * access to the task, checked before its netns is read.
+ *
+ * Everything a case takes is given back by a KUnit action, so that a
+ * failed assertion leaks nothing. Actions run in another kthread than the
+ * case: they never touch current. What the case's own kthread holds (its
+ * fds, its nsproxy, an overriding cred) is released by that kthread's
+ * exit; the creds are only overridden around single calls.
  */
-static void utsns_get_put_moves_count_by_one(struct kunit *test)
-{
-	struct nsproxy *old = current->nsproxy, *priv = NULL;
-	struct uts_namespace *uts;
-	struct ns_common *ns;
-	unsigned int base;
-	int err;
+#include <linux/capability.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/pid.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 
-	if (!IS_ENABLED(CONFIG_UTS_NS))
-		kunit_skip(test, "CONFIG_UTS_NS is not set");
+/* __sys_socketat() is EXPORT_SYMBOL_IF_KUNIT(); needed should this become a module. */
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
-	err = unshare_nsproxy_namespaces(CLONE_NEWUTS, &priv, NULL, NULL);
-	KUNIT_ASSERT_EQ(test, err, 0);
-	KUNIT_ASSERT_NOT_NULL(test, priv);
-	uts = priv->uts_ns;
-	KUNIT_ASSERT_PTR_NE(test, uts, &init_uts_ns);
+KUNIT_DEFINE_ACTION_WRAPPER(socketat_put_net, put_net, struct net *);
+KUNIT_DEFINE_ACTION_WRAPPER(socketat_put_uts, put_uts_ns, struct uts_namespace *);
+KUNIT_DEFINE_ACTION_WRAPPER(socketat_put_cred, put_cred, const struct cred *);
 
-	get_nsproxy(old);
-	switch_task_namespaces(current, priv);
-	base = refcount_read(&uts->ns.count);
-
-	ns = utsns_operations.get(current);
-	KUNIT_EXPECT_PTR_EQ(test, ns, &uts->ns);
-	KUNIT_EXPECT_EQ(test, refcount_read(&uts->ns.count), base + 1);
-	if (ns)
-		utsns_operations.put(ns);
-	KUNIT_EXPECT_EQ(test, refcount_read(&uts->ns.count), base);
-
-	/* Drops priv and with it the private uts namespace. */
-	switch_task_namespaces(current, old);
-}
-
-static struct kunit_case ns_ops_test_cases[] = {
-	KUNIT_CASE_PARAM(ns_ops_name_and_type_match_proc, ns_ops_gen_params),
-	KUNIT_CASE_PARAM(ns_ops_has_get_put_install_owner, ns_ops_gen_params),
-	KUNIT_CASE_PARAM(ns_ops_owner_of_init_namespace, ns_ops_gen_params),
-	KUNIT_CASE_PARAM(ns_ops_get_parent_only_for_pid_and_user, ns_ops_gen_params),
-	KUNIT_CASE(utsns_get_put_moves_count_by_one),
-	KUNIT_CASE(pidns_get_parent_of_init_is_eperm),
-	KUNIT_CASE(pidns_get_parent_of_child_is_init),
-	KUNIT_CASE(userns_get_parent_of_init_is_eperm),
-	KUNIT_CASE(userns_get_parent_of_child_is_owner),
-	KUNIT_CASE(userns_get_parent_outside_own_subtree_is_eperm),
-	{}
-};
-
-static struct kunit_suite ns_ops_test_suite = {
-	.name = "ns_ops",
-	.test_cases = ns_ops_test_cases,
-};
-
-static struct ns_common *ns_get_same(void *data)
-{
-	struct ns_common *ns = data;
-
-	refcount_inc(&ns->count);
-	return ns;
-}
-
-static struct ns_common *ns_get_same_related(struct ns_common *ns)
-{
-	return ns_get_same(ns);
-}
-
-static int nsfs_test_init(struct kunit *test)
+static int socketat_test_init(struct kunit *test)
 {
 	/* fds go to a table of the case's own, not init's shared one. */
 	return unshare_files();
 }
 
-static struct uts_namespace *private_uts(struct kunit *test)
+static struct ns_common *socketat_ns_get(struct ns_common *ns)
 {
-	struct uts_namespace *uts;
-
-	if (!IS_ENABLED(CONFIG_UTS_NS))
-		kunit_skip(test, "CONFIG_UTS_NS is not set");
-	uts = copy_utsname(CLONE_NEWUTS, &init_user_ns, &init_uts_ns);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, uts);
-	return uts;
+	refcount_inc(&ns->count);
+	return ns;
 }
 
-/*
- * Two opens of one namespace share one dentry and inode (stashed in
- * ns->stashed); the inode holds one reference, dropped when it goes.
- */
-static void nsfs_same_namespace_gives_same_inode(struct kunit *test)
+static unsigned int socketat_net_count(struct net *net)
 {
-	struct uts_namespace *uts = private_uts(test);
-	struct path a, b;
-	unsigned int base = refcount_read(&uts->ns.count);
-
-	KUNIT_ASSERT_EQ(test, ns_get_path_cb(&a, ns_get_same, &uts->ns), 0);
-	KUNIT_EXPECT_EQ(test, refcount_read(&uts->ns.count), base + 1);
-	KUNIT_ASSERT_EQ(test, ns_get_path_cb(&b, ns_get_same, &uts->ns), 0);
-	KUNIT_EXPECT_PTR_EQ(test, a.dentry, b.dentry);
-	KUNIT_EXPECT_PTR_EQ(test, READ_ONCE(uts->ns.stashed), a.dentry);
-	KUNIT_EXPECT_EQ(test, d_inode(a.dentry)->i_ino, (unsigned long)uts->ns.inum);
-	KUNIT_EXPECT_PTR_EQ(test, get_proc_ns(d_inode(a.dentry)), &uts->ns);
-	/* The second open reused the inode and dropped its extra reference. */
-	KUNIT_EXPECT_EQ(test, refcount_read(&uts->ns.count), base + 1);
-
-	path_put(&b);
-	KUNIT_EXPECT_EQ(test, refcount_read(&uts->ns.count), base + 1);
-	path_put(&a);
-	/* The last path is gone: dentry and inode with it, and their reference. */
-	KUNIT_EXPECT_NULL(test, READ_ONCE(uts->ns.stashed));
-	KUNIT_EXPECT_EQ(test, refcount_read(&uts->ns.count), base);
-	put_uts_ns(uts);
+	return refcount_read(&net->ns.count);
 }
 
-/* The nsfs ioctls on an open namespace file. */
-static void nsfs_ioctls_answer_for_uts(struct kunit *test)
-{
-	struct uts_namespace *uts = private_uts(test);
-	struct file *file, *owner;
-	struct path path;
-	long fd;
-
-	KUNIT_ASSERT_EQ(test, ns_get_path_cb(&path, ns_get_same, &uts->ns), 0);
-	file = dentry_open(&path, O_RDONLY, current_cred());
-	path_put(&path);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, file);
-	KUNIT_EXPECT_TRUE(test, proc_ns_file(file));
-
-	KUNIT_EXPECT_EQ(test, file->f_op->unlocked_ioctl(file, NS_GET_NSTYPE, 0),
-			(long)CLONE_NEWUTS);
-	KUNIT_EXPECT_EQ(test, file->f_op->unlocked_ioctl(file, NS_GET_OWNER_UID, 0),
-			(long)-EINVAL);
-	KUNIT_EXPECT_EQ(test, file->f_op->unlocked_ioctl(file, NS_GET_PARENT, 0),
-			(long)-EINVAL);
-	KUNIT_EXPECT_EQ(test, file->f_op->unlocked_ioctl(file, _IO(NSIO, 0x7f), 0),
-			(long)-ENOTTY);
-
-	/* NS_GET_USERNS opens the owner: init_user_ns, a descendant of ours. */
-	fd = file->f_op->unlocked_ioctl(file, NS_GET_USERNS, 0);
-	KUNIT_ASSERT_GE(test, fd, 0);
-	owner = fget(fd);
-	KUNIT_ASSERT_NOT_NULL(test, owner);
-	KUNIT_EXPECT_TRUE(test, proc_ns_file(owner));
-	KUNIT_EXPECT_PTR_EQ(test, get_proc_ns(file_inode(owner)), &init_user_ns.ns);
-	fput(owner);
-	close_fd(fd);
-
-	__fput_sync(file);
-	put_uts_ns(uts);
-}
-
-static struct kunit_case nsfs_test_cases[] = {
-	KUNIT_CASE(nsfs_same_namespace_gives_same_inode),
-	KUNIT_CASE(nsfs_ioctls_answer_for_uts),
-	{}
-};
-
-static struct kunit_suite nsfs_test_suite = {
-	.name = "nsfs",
-	.init = nsfs_test_init,
-	.test_cases = nsfs_test_cases,
-};
-
-static struct net *private_net(struct kunit *test)
+/* A new netns owned by @owner, put when the case ends. */
+static struct net *socketat_new_net(struct kunit *test, struct user_namespace *owner)
 {
 	struct net *net;
 
 	if (!IS_ENABLED(CONFIG_NET_NS))
 		kunit_skip(test, "CONFIG_NET_NS is not set");
-	net = copy_net_ns(CLONE_NEWNET, &init_user_ns, &init_net);
+	net = copy_net_ns(CLONE_NEWNET, owner, &init_net);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, net);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, socketat_put_net, net), 0);
 	return net;
 }
 
-/* A netns fd gives that net, with one reference for the caller. */
-static void get_net_ns_by_fd_netns_fd_gives_its_net(struct kunit *test)
+/* An nsfs fd of @ns in the case's fd table (closed by its exit at the latest). */
+static int socketat_ns_fd(struct kunit *test, struct ns_common *ns)
 {
-	struct net *net = private_net(test), *got;
-	unsigned int base;
-	int fd;
-
-	fd = open_related_ns(&net->ns, ns_get_same_related);
-	KUNIT_ASSERT_GE(test, fd, 0);
-	base = refcount_read(&net->ns.count);
-	got = get_net_ns_by_fd(fd);
-	KUNIT_EXPECT_PTR_EQ(test, got, net);
-	KUNIT_EXPECT_EQ(test, refcount_read(&net->ns.count), base + 1);
-	if (!IS_ERR(got))
-		put_net(got);
-	KUNIT_EXPECT_EQ(test, refcount_read(&net->ns.count), base);
-	close_fd(fd);
-	put_net(net);
-}
-
-static void get_net_ns_by_fd_uts_fd_is_einval(struct kunit *test)
-{
-	struct uts_namespace *uts = private_uts(test);
-	int fd = open_related_ns(&uts->ns, ns_get_same_related);
+	int fd = open_related_ns(ns, socketat_ns_get);
 
 	KUNIT_ASSERT_GE(test, fd, 0);
-	KUNIT_EXPECT_PTR_EQ(test, get_net_ns_by_fd(fd), ERR_PTR(-EINVAL));
-	close_fd(fd);
-	put_uts_ns(uts);
+	return fd;
 }
 
-static void get_net_ns_by_fd_socket_is_einval(struct kunit *test)
+/* A pidfd of @pid in the case's fd table. */
+static int socketat_pidfd(struct kunit *test, struct pid *pid)
 {
-	int fd = __sys_socket(AF_UNIX, SOCK_DGRAM, 0);
+	struct file *file;
+	int fd = pidfd_prepare(pid, 0, &file);
 
 	KUNIT_ASSERT_GE(test, fd, 0);
-	KUNIT_EXPECT_PTR_EQ(test, get_net_ns_by_fd(fd), ERR_PTR(-EINVAL));
-	close_fd(fd);
+	fd_install(fd, file);
+	return fd;
 }
 
-static void get_net_ns_by_fd_closed_or_minus_one_is_ebadf(struct kunit *test)
+/* Close the socket @fd now: the last reference goes with __fput_sync(). */
+static void socketat_close_sync(struct kunit *test, int fd)
 {
-	int fd = __sys_socket(AF_UNIX, SOCK_DGRAM, 0);
+	struct file *file = fget(fd);
 
-	KUNIT_ASSERT_GE(test, fd, 0);
+	KUNIT_ASSERT_NOT_NULL(test, file);
 	close_fd(fd);
-	KUNIT_EXPECT_PTR_EQ(test, get_net_ns_by_fd(fd), ERR_PTR(-EBADF));
-	KUNIT_EXPECT_PTR_EQ(test, get_net_ns_by_fd(-1), ERR_PTR(-EBADF));
+	__fput_sync(file);
 }
 
-static struct kunit_case get_net_ns_by_fd_test_cases[] = {
-	KUNIT_CASE(get_net_ns_by_fd_netns_fd_gives_its_net),
-	KUNIT_CASE(get_net_ns_by_fd_uts_fd_is_einval),
-	KUNIT_CASE(get_net_ns_by_fd_socket_is_einval),
-	KUNIT_CASE(get_net_ns_by_fd_closed_or_minus_one_is_ebadf),
-	{}
-};
+/* The netns of the socket @fd. */
+static struct net *socketat_sock_net(struct kunit *test, int fd)
+{
+	struct file *file = fget(fd);
+	struct socket *sock;
+	struct net *net;
 
-static struct kunit_suite get_net_ns_by_fd_test_suite = {
-	.name = "get_net_ns_by_fd",
-	.init = nsfs_test_init,
-	.test_cases = get_net_ns_by_fd_test_cases,
-};
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	sock = sock_from_file(file);
+	net = sock ? sock_net(sock->sk) : NULL;
+	fput(file);
+	KUNIT_ASSERT_NOT_NULL(test, net);
+	return net;
+}
 
-#ifdef __NR_socketat
 /*
- * socketat(2)'s core: the socket belongs to the netns the fd names and
- * holds one reference on it for its life; failed calls take none.
+ * A copy of the current creds as uid @uid (all four ids) with capabilities
+ * @caps in every set but the inheritable and ambient ones (empty).
  */
+static const struct cred *socketat_cred(struct kunit *test, uid_t uid, kernel_cap_t caps)
+{
+	struct cred *cred = prepare_creds();
+
+	KUNIT_ASSERT_NOT_NULL(test, cred);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, socketat_put_cred, cred), 0);
+	cred->uid = KUIDT_INIT(uid);
+	cred->euid = cred->uid;
+	cred->suid = cred->uid;
+	cred->fsuid = cred->uid;
+	cred->cap_effective = caps;
+	cred->cap_permitted = caps;
+	cred->cap_inheritable = CAP_EMPTY_SET;
+	cred->cap_ambient = CAP_EMPTY_SET;
+	return cred;
+}
+
+static kernel_cap_t socketat_caps_but(int cap)
+{
+	kernel_cap_t caps = CAP_FULL_SET;
+
+	cap_lower(caps, cap);
+	return caps;
+}
+
+/* __sys_socketat() under @cred; nothing may abort between override and revert. */
+static int socketat_as(const struct cred *cred, int nsfd, int family, int type, int protocol)
+{
+	const struct cred *old = override_creds(cred);
+	int ret = __sys_socketat(nsfd, family, type, protocol);
+
+	revert_creds(old);
+	return ret;
+}
+
+/*
+ * The case's kthread in a fresh set of namespaces whose netns is private:
+ * the old set is kept (one reference) to switch back to; if the case
+ * ends inside, the kthread's exit drops the private set and the action
+ * our reference on the old one.
+ */
+struct socketat_nsswitch {
+	struct nsproxy *old;
+	bool switched;
+};
+
+static void socketat_nsswitch_release(void *data)
+{
+	struct socketat_nsswitch *s = data;
+
+	if (s->switched)
+		put_nsproxy(s->old);
+}
+
+/* Actions outlive the case's stack: @*sp is allocated here. */
+static struct net *socketat_enter_private_net(struct kunit *test, struct socketat_nsswitch **sp)
+{
+	struct socketat_nsswitch *s;
+	struct nsproxy *priv = NULL;
+	struct net *net;
+	int err;
+
+	if (!IS_ENABLED(CONFIG_NET_NS))
+		kunit_skip(test, "CONFIG_NET_NS is not set");
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	*sp = s;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, socketat_nsswitch_release, s), 0);
+	err = unshare_nsproxy_namespaces(CLONE_NEWNET, &priv, NULL, NULL);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_ASSERT_NOT_NULL(test, priv);
+	net = get_net(priv->net_ns);
+	s->old = current->nsproxy;
+	get_nsproxy(s->old);
+	s->switched = true;
+	switch_task_namespaces(current, priv);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, socketat_put_net, net), 0);
+	KUNIT_ASSERT_PTR_EQ(test, current->nsproxy->net_ns, net);
+	KUNIT_ASSERT_PTR_NE(test, net, &init_net);
+	return net;
+}
+
+static void socketat_leave_private_net(struct socketat_nsswitch *s)
+{
+	/* Consumes our reference on the old set; drops the private one. */
+	switch_task_namespaces(current, s->old);
+	s->switched = false;
+}
+
+/*
+ * A kthread that switches to @nsp (its reference handed over; NULL: stay
+ * in init's namespaces) and sleeps until stopped: a task for pidfds.
+ */
+struct socketat_task {
+	struct task_struct *task;
+	struct pid *pid;
+	struct nsproxy *nsp;
+	struct completion switched;
+};
+
+static int socketat_task_fn(void *data)
+{
+	struct socketat_task *t = data;
+
+	if (t->nsp)
+		switch_task_namespaces(current, t->nsp);
+	complete(&t->switched);
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (kthread_should_stop())
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+static void socketat_task_stop(struct socketat_task *t)
+{
+	if (!t->task)
+		return;
+	/* -EINTR: it never ran, so @nsp is still ours. */
+	if (kthread_stop(t->task) == -EINTR && t->nsp)
+		put_nsproxy(t->nsp);
+	t->task = NULL;
+}
+
+static void socketat_task_release(void *data)
+{
+	struct socketat_task *t = data;
+
+	socketat_task_stop(t);
+	put_pid(t->pid);
+}
+
+static struct socketat_task *socketat_start_task(struct kunit *test, struct nsproxy *nsp)
+{
+	struct socketat_task *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct task_struct *task;
+
+	if (!t) {
+		if (nsp)
+			put_nsproxy(nsp);
+		KUNIT_FAIL_AND_ABORT(test, "no memory");
+	}
+	t->nsp = nsp;
+	init_completion(&t->switched);
+	task = kthread_create(socketat_task_fn, t, "socketat_kunit");
+	if (IS_ERR(task)) {
+		if (nsp)
+			put_nsproxy(nsp);
+		KUNIT_FAIL_AND_ABORT(test, "kthread_create: %ld", PTR_ERR(task));
+	}
+	t->task = task;
+	t->pid = get_pid(task_pid(task));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, socketat_task_release, t), 0);
+	wake_up_process(task);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&t->switched, 10 * HZ), 0UL);
+	return t;
+}
+
+/* A task in a private netns of its own; that netns, with a reference of ours. */
+static struct socketat_task *socketat_task_in_private_net(struct kunit *test,
+							  struct net **net)
+{
+	struct nsproxy *nsp = NULL;
+	struct socketat_task *t;
+
+	if (!IS_ENABLED(CONFIG_NET_NS))
+		kunit_skip(test, "CONFIG_NET_NS is not set");
+	KUNIT_ASSERT_EQ(test, unshare_nsproxy_namespaces(CLONE_NEWNET, &nsp, NULL, NULL), 0);
+	KUNIT_ASSERT_NOT_NULL(test, nsp);
+	*net = get_net(nsp->net_ns);
+	if (kunit_add_action_or_reset(test, socketat_put_net, *net)) {
+		put_nsproxy(nsp);
+		KUNIT_FAIL_AND_ABORT(test, "kunit_add_action");
+	}
+	t = socketat_start_task(test, nsp);
+	KUNIT_ASSERT_PTR_EQ(test, t->task->nsproxy->net_ns, *net);
+	return t;
+}
+
 static void socketat_socket_lives_in_target_net(struct kunit *test)
 {
-	struct net *net = private_net(test);
-	struct file *file;
-	unsigned int base;
-	int nsfd, fd;
-
-	nsfd = open_related_ns(&net->ns, ns_get_same_related);
-	KUNIT_ASSERT_GE(test, nsfd, 0);
-	base = refcount_read(&net->ns.count);
+	struct net *net = socketat_new_net(test, &init_user_ns);
+	int nsfd = socketat_ns_fd(test, &net->ns);
+	unsigned int base = socketat_net_count(net);
+	int fd;
 
 	fd = __sys_socketat(nsfd, AF_UNIX, SOCK_DGRAM, 0);
 	KUNIT_ASSERT_GE(test, fd, 0);
-	file = fget(fd);
-	KUNIT_ASSERT_NOT_NULL(test, file);
-	KUNIT_EXPECT_PTR_EQ(test, sock_net(sock_from_file(file)->sk), net);
-	KUNIT_EXPECT_EQ(test, refcount_read(&net->ns.count), base + 1);
-
-	/* Ours is the last reference to the file: release it now. */
-	close_fd(fd);
-	__fput_sync(file);
-	KUNIT_EXPECT_EQ(test, refcount_read(&net->ns.count), base);
+	KUNIT_EXPECT_PTR_EQ(test, socketat_sock_net(test, fd), net);
+	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base + 1);
+	socketat_close_sync(test, fd);
+	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
 	close_fd(nsfd);
-	put_net(net);
 }
 
 static void socketat_count_rises_by_one_per_socket(struct kunit *test)
 {
-	struct net *net = private_net(test);
-	struct file *files[4];
-	unsigned int base, i;
-	int nsfd, fd;
+	struct net *net = socketat_new_net(test, &init_user_ns);
+	int nsfd = socketat_ns_fd(test, &net->ns), fds[4];
+	unsigned int base = socketat_net_count(net), i;
 
-	nsfd = open_related_ns(&net->ns, ns_get_same_related);
-	KUNIT_ASSERT_GE(test, nsfd, 0);
-	base = refcount_read(&net->ns.count);
-	for (i = 0; i < ARRAY_SIZE(files); i++) {
-		fd = __sys_socketat(nsfd, AF_UNIX, SOCK_STREAM, 0);
-		KUNIT_ASSERT_GE(test, fd, 0);
-		files[i] = fget(fd);
-		close_fd(fd);
-		KUNIT_EXPECT_EQ(test, refcount_read(&net->ns.count), base + i + 1);
+	for (i = 0; i < ARRAY_SIZE(fds); i++) {
+		fds[i] = __sys_socketat(nsfd, AF_UNIX, SOCK_STREAM, 0);
+		KUNIT_ASSERT_GE(test, fds[i], 0);
+		KUNIT_EXPECT_EQ(test, socketat_net_count(net), base + i + 1);
 	}
-	for (i = 0; i < ARRAY_SIZE(files); i++)
-		__fput_sync(files[i]);
-	KUNIT_EXPECT_EQ(test, refcount_read(&net->ns.count), base);
+	for (i = 0; i < ARRAY_SIZE(fds); i++)
+		socketat_close_sync(test, fds[i]);
+	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
 	close_fd(nsfd);
-	put_net(net);
 }
 
+/* EBADF, EINVAL and socket(2)'s own errors, judged in the target: no reference kept. */
 static void socketat_errors_leave_count_alone(struct kunit *test)
 {
-	struct net *net = private_net(test);
-	struct uts_namespace *uts = private_uts(test);
+	struct net *net = socketat_new_net(test, &init_user_ns);
+	struct uts_namespace *uts;
+	int nsfd = socketat_ns_fd(test, &net->ns), utsfd, sockfd, closed;
 	unsigned int base;
-	int nsfd, utsfd;
 
-	nsfd = open_related_ns(&net->ns, ns_get_same_related);
-	KUNIT_ASSERT_GE(test, nsfd, 0);
-	utsfd = open_related_ns(&uts->ns, ns_get_same_related);
-	KUNIT_ASSERT_GE(test, utsfd, 0);
-	base = refcount_read(&net->ns.count);
+	if (!IS_ENABLED(CONFIG_UTS_NS))
+		kunit_skip(test, "CONFIG_UTS_NS is not set");
+	uts = copy_utsname(CLONE_NEWUTS, &init_user_ns, &init_uts_ns);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, uts);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, socketat_put_uts, uts), 0);
+	utsfd = socketat_ns_fd(test, &uts->ns);
+	sockfd = __sys_socket(AF_UNIX, SOCK_DGRAM, 0);
+	KUNIT_ASSERT_GE(test, sockfd, 0);
+	closed = __sys_socket(AF_UNIX, SOCK_DGRAM, 0);
+	KUNIT_ASSERT_GE(test, closed, 0);
+	socketat_close_sync(test, closed);
+	base = socketat_net_count(net);
 
 	KUNIT_EXPECT_EQ(test, __sys_socketat(nsfd, AF_MAX, SOCK_DGRAM, 0), -EAFNOSUPPORT);
+	KUNIT_EXPECT_EQ(test, __sys_socketat(nsfd, -1, SOCK_DGRAM, 0), -EAFNOSUPPORT);
 	KUNIT_EXPECT_EQ(test, __sys_socketat(nsfd, AF_UNIX, SOCK_DGRAM | 0x100000, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, __sys_socketat(nsfd, AF_UNIX, SOCK_MAX, 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, __sys_socketat(nsfd, AF_UNIX, SOCK_DGRAM, PF_UNIX + 1),
 			-EPROTONOSUPPORT);
+	KUNIT_EXPECT_EQ(test, __sys_socketat(nsfd, AF_UNIX, SOCK_RDM, 0), -ESOCKTNOSUPPORT);
 	KUNIT_EXPECT_EQ(test, __sys_socketat(utsfd, AF_UNIX, SOCK_DGRAM, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, __sys_socketat(sockfd, AF_UNIX, SOCK_DGRAM, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, __sys_socketat(closed, AF_UNIX, SOCK_DGRAM, 0), -EBADF);
 	KUNIT_EXPECT_EQ(test, __sys_socketat(-2, AF_UNIX, SOCK_DGRAM, 0), -EBADF);
-	KUNIT_EXPECT_EQ(test, refcount_read(&net->ns.count), base);
+	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
 
+	close_fd(sockfd);
 	close_fd(utsfd);
 	close_fd(nsfd);
-	put_uts_ns(uts);
-	put_net(net);
 }
 
-/* nsfd -1 is the caller's own netns, exactly socket(2). */
-static void socketat_minus_one_is_current_net(struct kunit *test)
+/*
+ * nsfd -1 is the task's own netns, exactly socket(2): with the case's
+ * kthread moved into a private netns, the socket lands there (not in
+ * init_net). The own netns needs no capability, by nsfs fd or by a pidfd
+ * of the task itself.
+ */
+static void socketat_minus_one_is_the_tasks_private_net(struct kunit *test)
 {
-	struct file *file;
-	int fd = __sys_socketat(-1, AF_UNIX, SOCK_DGRAM, 0);
+	struct socketat_nsswitch *s;
+	struct net *net = socketat_enter_private_net(test, &s);
+	const struct cred *nobody = socketat_cred(test, 1000, CAP_EMPTY_SET);
+	int nsfd = socketat_ns_fd(test, &net->ns);
+	int pidfd = socketat_pidfd(test, task_tgid(current));
+	unsigned int base = socketat_net_count(net);
+	int fd;
 
+	fd = __sys_socketat(-1, AF_UNIX, SOCK_DGRAM, 0);
 	KUNIT_ASSERT_GE(test, fd, 0);
-	file = fget(fd);
-	KUNIT_ASSERT_NOT_NULL(test, file);
-	KUNIT_EXPECT_PTR_EQ(test, sock_net(sock_from_file(file)->sk), current->nsproxy->net_ns);
-	fput(file);
-	close_fd(fd);
+	KUNIT_EXPECT_PTR_EQ(test, socketat_sock_net(test, fd), net);
+	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base + 1);
+	socketat_close_sync(test, fd);
+	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
+
+	fd = socketat_as(nobody, nsfd, AF_UNIX, SOCK_DGRAM, 0);
+	KUNIT_ASSERT_GE(test, fd, 0);
+	KUNIT_EXPECT_PTR_EQ(test, socketat_sock_net(test, fd), net);
+	socketat_close_sync(test, fd);
+
+	fd = socketat_as(nobody, pidfd, AF_UNIX, SOCK_DGRAM, 0);
+	KUNIT_ASSERT_GE(test, fd, 0);
+	KUNIT_EXPECT_PTR_EQ(test, socketat_sock_net(test, fd), net);
+	socketat_close_sync(test, fd);
+	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
+
+	close_fd(pidfd);
+	close_fd(nsfd);
+	socketat_leave_private_net(s);
+}
+
+/*
+ * Another netns: CAP_SYS_ADMIN over its owner decides. Without it (and
+ * with CAP_NET_ADMIN) EPERM and no reference kept; without CAP_NET_ADMIN
+ * (and with CAP_SYS_ADMIN) a socket there.
+ */
+static void socketat_other_net_needs_cap_sys_admin(struct kunit *test)
+{
+	struct net *net = socketat_new_net(test, &init_user_ns);
+	const struct cred *no_sys_admin, *no_net_admin, *nobody;
+	int nsfd = socketat_ns_fd(test, &net->ns), fd;
+	unsigned int base = socketat_net_count(net);
+
+	no_sys_admin = socketat_cred(test, 0, socketat_caps_but(CAP_SYS_ADMIN));
+	no_net_admin = socketat_cred(test, 0, socketat_caps_but(CAP_NET_ADMIN));
+	nobody = socketat_cred(test, 1000, CAP_EMPTY_SET);
+
+	KUNIT_ASSERT_PTR_NE(test, current->nsproxy->net_ns, net);
+	KUNIT_EXPECT_EQ(test, socketat_as(no_sys_admin, nsfd, AF_UNIX, SOCK_DGRAM, 0), -EPERM);
+	KUNIT_EXPECT_EQ(test, socketat_as(nobody, nsfd, AF_UNIX, SOCK_DGRAM, 0), -EPERM);
+	/* EPERM comes before socket(2)'s own errors. */
+	KUNIT_EXPECT_EQ(test, socketat_as(no_sys_admin, nsfd, AF_MAX, SOCK_DGRAM, 0), -EPERM);
+	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
+
+	fd = socketat_as(no_net_admin, nsfd, AF_UNIX, SOCK_DGRAM, 0);
+	KUNIT_ASSERT_GE(test, fd, 0);
+	KUNIT_EXPECT_PTR_EQ(test, socketat_sock_net(test, fd), net);
+	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base + 1);
+	socketat_close_sync(test, fd);
+	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
+	close_fd(nsfd);
+}
+
+/*
+ * The netns of a user namespace that uid 0 owns, from outside it: uid 0
+ * without any capability is its owner, so it gets a socket there; uid
+ * 1000 does not, unless it has CAP_SYS_ADMIN over the parent.
+ */
+static void socketat_userns_owner_needs_no_capability(struct kunit *test)
+{
+	struct cred *owner_cred;
+	struct user_namespace *userns;
+	const struct cred *root_nocaps, *nobody, *nobody_sys_admin;
+	kernel_cap_t sys_admin = CAP_EMPTY_SET;
+	struct net *net;
+	unsigned int base;
+	int nsfd, fd;
+
+	if (!IS_ENABLED(CONFIG_USER_NS))
+		kunit_skip(test, "CONFIG_USER_NS is not set");
+	owner_cred = prepare_creds();
+	KUNIT_ASSERT_NOT_NULL(test, owner_cred);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, socketat_put_cred, owner_cred), 0);
+	KUNIT_ASSERT_EQ(test, create_user_ns(owner_cred), 0);
+	userns = owner_cred->user_ns;
+	KUNIT_ASSERT_TRUE(test, uid_eq(userns->owner, GLOBAL_ROOT_UID));
+	net = socketat_new_net(test, userns);
+	KUNIT_ASSERT_PTR_EQ(test, net->user_ns, userns);
+	cap_raise(sys_admin, CAP_SYS_ADMIN);
+	root_nocaps = socketat_cred(test, 0, CAP_EMPTY_SET);
+	nobody = socketat_cred(test, 1000, CAP_EMPTY_SET);
+	nobody_sys_admin = socketat_cred(test, 1000, sys_admin);
+	nsfd = socketat_ns_fd(test, &net->ns);
+	base = socketat_net_count(net);
+
+	fd = socketat_as(root_nocaps, nsfd, AF_UNIX, SOCK_DGRAM, 0);
+	KUNIT_ASSERT_GE(test, fd, 0);
+	KUNIT_EXPECT_PTR_EQ(test, socketat_sock_net(test, fd), net);
+	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base + 1);
+	socketat_close_sync(test, fd);
+
+	KUNIT_EXPECT_EQ(test, socketat_as(nobody, nsfd, AF_UNIX, SOCK_DGRAM, 0), -EPERM);
+	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
+
+	fd = socketat_as(nobody_sys_admin, nsfd, AF_UNIX, SOCK_DGRAM, 0);
+	KUNIT_ASSERT_GE(test, fd, 0);
+	KUNIT_EXPECT_PTR_EQ(test, socketat_sock_net(test, fd), net);
+	socketat_close_sync(test, fd);
+	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
+	close_fd(nsfd);
+}
+
+/*
+ * A pidfd of a kthread in a private netns: a socket there for root; EPERM
+ * (and no reference kept) without CAP_SYS_ADMIN (ptrace passes on
+ * CAP_SYS_PTRACE), and for uid 1000 (ptrace fails first).
+ */
+static void socketat_pidfd_reaches_the_tasks_net(struct kunit *test)
+{
+	struct net *net;
+	struct socketat_task *t = socketat_task_in_private_net(test, &net);
+	const struct cred *no_sys_admin = socketat_cred(test, 0, socketat_caps_but(CAP_SYS_ADMIN));
+	const struct cred *nobody = socketat_cred(test, 1000, CAP_EMPTY_SET);
+	int pidfd = socketat_pidfd(test, t->pid), fd;
+	unsigned int base = socketat_net_count(net);
+
+	fd = __sys_socketat(pidfd, AF_UNIX, SOCK_DGRAM, 0);
+	KUNIT_ASSERT_GE(test, fd, 0);
+	KUNIT_EXPECT_PTR_EQ(test, socketat_sock_net(test, fd), net);
+	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base + 1);
+	socketat_close_sync(test, fd);
+	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
+
+	KUNIT_EXPECT_EQ(test, socketat_as(no_sys_admin, pidfd, AF_UNIX, SOCK_DGRAM, 0), -EPERM);
+	KUNIT_EXPECT_EQ(test, socketat_as(nobody, pidfd, AF_UNIX, SOCK_DGRAM, 0), -EPERM);
+	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
+	close_fd(pidfd);
+}
+
+/*
+ * In the caller's own netns no capability is needed, so a pidfd's EPERM
+ * there is the ptrace check alone: the case's kthread and a helper share
+ * a private netns; uid 1000 gets EPERM through the helper's pidfd and a
+ * socket through its own.
+ */
+static void socketat_pidfd_ptrace_check_in_own_net(struct kunit *test)
+{
+	struct socketat_nsswitch *s;
+	struct net *net = socketat_enter_private_net(test, &s);
+	const struct cred *nobody = socketat_cred(test, 1000, CAP_EMPTY_SET);
+	struct socketat_task *t;
+	unsigned int base;
+	int pidfd, self, fd;
+
+	get_nsproxy(current->nsproxy);
+	t = socketat_start_task(test, current->nsproxy);
+	KUNIT_ASSERT_PTR_EQ(test, t->task->nsproxy->net_ns, net);
+	pidfd = socketat_pidfd(test, t->pid);
+	self = socketat_pidfd(test, task_tgid(current));
+	base = socketat_net_count(net);
+
+	KUNIT_EXPECT_EQ(test, socketat_as(nobody, pidfd, AF_UNIX, SOCK_DGRAM, 0), -EPERM);
+	KUNIT_EXPECT_EQ(test, socketat_as(nobody, pidfd, AF_MAX, SOCK_DGRAM, 0), -EPERM);
+	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
+	fd = socketat_as(nobody, self, AF_UNIX, SOCK_DGRAM, 0);
+	KUNIT_ASSERT_GE(test, fd, 0);
+	KUNIT_EXPECT_PTR_EQ(test, socketat_sock_net(test, fd), net);
+	socketat_close_sync(test, fd);
+	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
+
+	close_fd(self);
+	close_fd(pidfd);
+	socketat_task_stop(t);
+	socketat_leave_private_net(s);
+}
+
+/* The pidfd of a task that is gone: ESRCH for anyone, no reference kept. */
+static void socketat_pidfd_of_exited_task_is_esrch(struct kunit *test)
+{
+	struct net *net;
+	struct socketat_task *t = socketat_task_in_private_net(test, &net);
+	const struct cred *nobody = socketat_cred(test, 1000, CAP_EMPTY_SET);
+	int pidfd = socketat_pidfd(test, t->pid), i;
+	unsigned int base;
+
+	socketat_task_stop(t);
+	/* kthread_stop() returns before the task is released: wait for that. */
+	for (i = 0; i < 500 && pid_has_task(t->pid, PIDTYPE_PID); i++)
+		msleep(20);
+	KUNIT_ASSERT_FALSE(test, pid_has_task(t->pid, PIDTYPE_PID));
+	base = socketat_net_count(net);
+
+	KUNIT_EXPECT_EQ(test, __sys_socketat(pidfd, AF_UNIX, SOCK_DGRAM, 0), -ESRCH);
+	KUNIT_EXPECT_EQ(test, socketat_as(nobody, pidfd, AF_UNIX, SOCK_DGRAM, 0), -ESRCH);
+	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
+	close_fd(pidfd);
+}
+
+/*
+ * RLIMIT_NOFILE reached: the socket is made in the target, then released
+ * when no fd can be had: EMFILE, and the count back where it was.
+ */
+static void socketat_emfile_leaves_count_alone(struct kunit *test)
+{
+	struct net *net = socketat_new_net(test, &init_user_ns);
+	int nsfd = socketat_ns_fd(test, &net->ns), ret_nsfd, ret_self;
+	struct rlimit *rlim = &current->signal->rlim[RLIMIT_NOFILE];
+	unsigned int base = socketat_net_count(net);
+	unsigned long cur;
+
+	/* The kthread's signal_struct is its own: no one else sees this limit. */
+	task_lock(current->group_leader);
+	cur = rlim->rlim_cur;
+	rlim->rlim_cur = 0;
+	task_unlock(current->group_leader);
+	ret_nsfd = __sys_socketat(nsfd, AF_UNIX, SOCK_DGRAM, 0);
+	ret_self = __sys_socketat(-1, AF_UNIX, SOCK_DGRAM, 0);
+	task_lock(current->group_leader);
+	rlim->rlim_cur = cur;
+	task_unlock(current->group_leader);
+
+	KUNIT_EXPECT_EQ(test, ret_nsfd, -EMFILE);
+	KUNIT_EXPECT_EQ(test, ret_self, -EMFILE);
+	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
+	close_fd(nsfd);
 }
 
 static struct kunit_case socketat_test_cases[] = {
 	KUNIT_CASE(socketat_socket_lives_in_target_net),
 	KUNIT_CASE(socketat_count_rises_by_one_per_socket),
 	KUNIT_CASE(socketat_errors_leave_count_alone),
-	KUNIT_CASE(socketat_minus_one_is_current_net),
+	KUNIT_CASE(socketat_minus_one_is_the_tasks_private_net),
+	KUNIT_CASE(socketat_other_net_needs_cap_sys_admin),
+	KUNIT_CASE(socketat_userns_owner_needs_no_capability),
+	KUNIT_CASE(socketat_pidfd_reaches_the_tasks_net),
+	KUNIT_CASE(socketat_pidfd_ptrace_check_in_own_net),
+	KUNIT_CASE(socketat_pidfd_of_exited_task_is_esrch),
+	KUNIT_CASE(socketat_emfile_leaves_count_alone),
 	{}
 };
 
 static struct kunit_suite socketat_test_suite = {
 	.name = "socketat",
-	.init = nsfs_test_init,
+	.init = socketat_test_init,
 	.test_cases = socketat_test_cases,
 };
 
 kunit_test_suite(socketat_test_suite);
 #endif /* __NR_socketat: only where the tree has the syscall */
-
-kunit_test_suites(&ns_ops_test_suite, &nsfs_test_suite, &get_net_ns_by_fd_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests for namespace operations");
 MODULE_LICENSE("GPL");

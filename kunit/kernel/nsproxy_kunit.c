@@ -6,7 +6,11 @@
  *
  * Every case works on namespaces it creates itself, so that reference
  * counts are exact: the init namespaces are shared with every kthread.
+ * What a case takes is released by a KUnit action, so a failed assertion
+ * leaks nothing into the next case; a task whose namespaces or creds a
+ * case switched gets them back when the case's kthread exits.
  */
+#include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/cred.h>
 #include <linux/fdtable.h>
@@ -85,9 +89,18 @@ static struct ns_common *nsproxy_ns(struct nsproxy *nsp, int type)
 	return NULL;
 }
 
-static void nsproxy_put_action(void *nsp)
+KUNIT_DEFINE_ACTION_WRAPPER(nsproxy_put_action, put_nsproxy, struct nsproxy *);
+KUNIT_DEFINE_ACTION_WRAPPER(nsproxy_put_cred_action, put_cred, const struct cred *);
+KUNIT_DEFINE_ACTION_WRAPPER(nsproxy_put_nsset_action, put_nsset, struct nsset *);
+
+/* prepare_nsset() into @nsset, undone by put_nsset() when the case ends. */
+static void nsproxy_prepare_nsset(struct kunit *test, int flags, struct nsset *nsset)
 {
-	put_nsproxy(nsp);
+	KUNIT_ASSERT_EQ(test, prepare_nsset(flags, nsset), 0);
+	KUNIT_ASSERT_NOT_NULL(test, nsset->nsproxy);
+	KUNIT_ASSERT_NOT_NULL(test, nsset->cred);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, nsproxy_put_nsset_action,
+							   nsset));
 }
 
 /*
@@ -125,6 +138,7 @@ static void expect_only_type_differs(struct kunit *test, struct nsproxy *nsp, in
 
 static int nsproxy_test_init(struct kunit *test)
 {
+	unsigned long addr;
 	int err;
 
 	/*
@@ -137,8 +151,10 @@ static int nsproxy_test_init(struct kunit *test)
 		err = unshare_files();
 	if (err)
 		return err;
-	if (IS_ERR_VALUE(kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ,
-				       MAP_PRIVATE | MAP_ANONYMOUS, 0)))
+	addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ,
+			     MAP_PRIVATE | MAP_ANONYMOUS, 0);
+	/* 0 when the mapping could not be made at all. */
+	if (!addr || IS_ERR_VALUE(addr))
 		return -ENOMEM;
 	return 0;
 }
@@ -184,20 +200,21 @@ static void install_switches_only_that_namespace(struct kunit *test)
 	const struct nsproxy_case *c = test->param_value;
 	struct nsproxy *priv = nsproxy_private(test, c->type);
 	struct ns_common *target = nsproxy_ns(priv, c->type);
-	struct nsset nsset = {};
+	struct nsset *nsset = kunit_kzalloc(test, sizeof(*nsset), GFP_KERNEL);
 	unsigned int base;
 
-	KUNIT_ASSERT_EQ(test, prepare_nsset(c->type, &nsset), 0);
+	KUNIT_ASSERT_NOT_NULL(test, nsset);
+	nsproxy_prepare_nsset(test, c->type, nsset);
 	base = refcount_read(&target->count);
 
-	KUNIT_EXPECT_EQ(test, validate_ns(&nsset, target), 0);
-	KUNIT_EXPECT_PTR_EQ(test, nsproxy_ns(nsset.nsproxy, c->type), target);
+	KUNIT_EXPECT_EQ(test, validate_ns(nsset, target), 0);
+	KUNIT_EXPECT_PTR_EQ(test, nsproxy_ns(nsset->nsproxy, c->type), target);
 	KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base + c->refs);
-	expect_only_type_differs(test, nsset.nsproxy, c->type);
+	expect_only_type_differs(test, nsset->nsproxy, c->type);
 	/* Nothing is committed before commit_nsset(). */
 	KUNIT_EXPECT_PTR_NE(test, nsproxy_ns(current->nsproxy, c->type), target);
 
-	put_nsset(&nsset);
+	kunit_release_action(test, nsproxy_put_nsset_action, nsset);
 	KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base);
 }
 
@@ -207,26 +224,29 @@ static void install_without_cap_sys_admin_is_eperm(struct kunit *test)
 	const struct nsproxy_case *c = test->param_value;
 	struct nsproxy *priv = nsproxy_private(test, c->type);
 	struct ns_common *target = nsproxy_ns(priv, c->type);
+	struct nsset *nsset = kunit_kzalloc(test, sizeof(*nsset), GFP_KERNEL);
 	const struct cred *old;
-	struct nsset nsset = {};
 	struct cred *cred;
 	unsigned int base;
+	int err;
 
+	KUNIT_ASSERT_NOT_NULL(test, nsset);
 	cred = prepare_creds();
 	KUNIT_ASSERT_NOT_NULL(test, cred);
 	cap_lower(cred->cap_effective, CAP_SYS_ADMIN);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, nsproxy_put_cred_action, cred));
 	old = override_creds(cred);
-	/* override_creds() took its own reference. */
-	put_cred(cred);
-
-	KUNIT_EXPECT_EQ(test, prepare_nsset(c->type, &nsset), 0);
+	/* The nsset takes the caller's cred, as setns(2) would. */
+	nsproxy_prepare_nsset(test, c->type, nsset);
 	base = refcount_read(&target->count);
-	KUNIT_EXPECT_EQ(test, validate_ns(&nsset, target), -EPERM);
-	KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base);
-	KUNIT_EXPECT_PTR_NE(test, nsproxy_ns(nsset.nsproxy, c->type), target);
-	expect_only_type_differs(test, nsset.nsproxy, c->type);
-	put_nsset(&nsset);
+	err = validate_ns(nsset, target);
 	revert_creds(old);
+
+	KUNIT_EXPECT_EQ(test, err, -EPERM);
+	KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base);
+	KUNIT_EXPECT_PTR_NE(test, nsproxy_ns(nsset->nsproxy, c->type), target);
+	expect_only_type_differs(test, nsset->nsproxy, c->type);
+	kunit_release_action(test, nsproxy_put_nsset_action, nsset);
 	KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base);
 }
 
@@ -268,8 +288,8 @@ static void setns_mismatched_type_installs_nothing(struct kunit *test)
 /*
  * setns(2) on a file of one type with its own CLONE_NEW* commits that
  * namespace to the task and nothing else; the old one gets its reference
- * back. (time is left out: timens_commit() remaps the vDSO of an mm the
- * KUnit kthread does not have.)
+ * back. time included: timens_commit() zaps the vvar pages of the mm the
+ * suite's init attached, which has none.
  */
 static void setns_matching_type_commits_only_that_namespace(struct kunit *test)
 {
@@ -281,8 +301,7 @@ static void setns_matching_type_commits_only_that_namespace(struct kunit *test)
 	unsigned int base;
 	int fd;
 
-	if (c->type == CLONE_NEWTIME)
-		kunit_skip(test, "timens_commit() needs a task with a vDSO");
+	KUNIT_ASSERT_NOT_NULL(test, current->mm);
 	fd = open_related_ns(target, nsproxy_get_same);
 	KUNIT_ASSERT_GE(test, fd, 0);
 	base = refcount_read(&target->count);

@@ -32,7 +32,7 @@
 #include <unistd.h>
 #include <linux/nsfs.h>
 
-#include "nsfd_helpers.h"
+#include "nsfd_rtnl.h"
 #include "../kselftest_harness.h"
 
 #define PIN_FILE	"/run/nsfd-pin"
@@ -42,9 +42,64 @@
 #define PIN_MNT_DIR	"/tmp/nsfd-pin-mnt"
 #define PIN_MNT_STAMP	PIN_MNT_DIR "/stamp"
 #define PIN_CG_MOUNT	"/tmp/nsfd-cgroup2"
-#define PIN_CG_DIR	PIN_CG_MOUNT "/nsfd-pin"
 #define PIN_TIME_OFFSET	1000
 #define DELLINK_TIMEOUT_MS	20000
+
+/*
+ * A private mount namespace in which / is private and /tmp and /run are
+ * fresh tmpfs mounts: nothing a test mounts reaches the guest's table.
+ */
+static inline int nsfd_private_mounts(void)
+{
+	if (unshare(CLONE_NEWNS))
+		return -errno;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return -errno;
+	if (mount("tmpfs", "/tmp", "tmpfs", 0, "mode=1777"))
+		return -errno;
+	return nsfd_err(mount("tmpfs", "/run", "tmpfs", 0, "mode=0755"));
+}
+
+/* An empty regular file at @path, for a bind mount target. */
+static inline int nsfd_touch(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/* Bind /proc/<pid>/ns/<name> onto the file @target (created first). */
+static inline int nsfd_bind_ns(pid_t pid, const char *name, const char *target)
+{
+	char path[64];
+	int err = nsfd_touch(target);
+
+	if (err)
+		return err;
+	snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, name);
+	return nsfd_err(mount(path, target, NULL, MS_BIND, NULL));
+}
+
+/*
+ * Before a "still alive" check: ipc, pid, user and net namespaces are
+ * freed asynchronously (work items, RCU, cleanup_net()), so a broken pin
+ * could still pass if we looked too early. Release a sentinel netns and
+ * wait for its death first (nsfd_flush_netns_cleanup()): a namespace
+ * whose last reference went before it has been freed by then.
+ */
+static void flush_async_frees(struct __test_metadata *_metadata)
+{
+	const char *why = nsfd_flush_netns_cleanup();
+
+	if (why)
+		TH_LOG("async frees not flushed (%s): a broken pin may go unseen", why);
+}
+
+/* The cgroup the cgroup variant makes: unique per run, removed in teardown. */
+static char pin_cg_dir[64];
 
 /* The child's side: create the namespace and leave a mark in it. */
 
@@ -118,10 +173,14 @@ static int mark_pid(void)
 	return 0;
 }
 
-/* A cgroup ns rooted at PIN_CG_DIR, which the child moved into. */
+/* A cgroup ns rooted at pin_cg_dir, which the child moved into. */
 static int mark_cgroup(void)
 {
-	int err = nsfd_write_file(PIN_CG_DIR "/cgroup.procs", "0");
+	char procs[80];
+	int err;
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", pin_cg_dir);
+	err = nsfd_write_file(procs, "0");
 
 	return err ? err : nsfd_err(unshare(CLONE_NEWCGROUP));
 }
@@ -180,7 +239,7 @@ static int cgroup_v2_path(char *path, size_t size)
 
 static char cgroup_before[256];	/* ours, before any cgroup ns change */
 
-/* The ns root is PIN_CG_DIR, a child of the hierarchy root: we are "/.." below it. */
+/* The ns root is pin_cg_dir, a child of the hierarchy root: we are "/.." below it. */
 static int read_back_cgroup(void)
 {
 	char now[256], want[300];
@@ -201,6 +260,7 @@ struct pin_kind {
 
 FIXTURE(pin) {
 	struct nsfd_child child;
+	bool cg_made;
 };
 
 FIXTURE_VARIANT(pin) {
@@ -244,37 +304,64 @@ static int mark(void *arg)
 
 FIXTURE_SETUP(pin)
 {
-	int err;
+	int err, mine = 0;
 
 	self->child.pid = 0;
+	self->cg_made = false;
+	NSFD_REQUIRE_ROOT();
+	NSFD_REQUIRE_NS(variant->kind.type);
+	if (variant->kind.type == CLONE_NEWUSER)
+		NSFD_REQUIRE_USERNS(true);
 	ASSERT_EQ(nsfd_private_mounts(), 0);
 	/* Our own uts and ipc: the marks cannot be ours by accident. */
-	ASSERT_EQ(unshare(CLONE_NEWUTS | CLONE_NEWIPC), 0);
+	if (!nsfd_ns_missing(CLONE_NEWUTS))
+		mine |= CLONE_NEWUTS;
+	if (!nsfd_ns_missing(CLONE_NEWIPC))
+		mine |= CLONE_NEWIPC;
+	ASSERT_EQ(unshare(mine), 0);
 	ASSERT_EQ(mkdir(PIN_MNT_DIR, 0755), 0);
 	if (variant->kind.type == CLONE_NEWCGROUP) {
 		ASSERT_EQ(mkdir(PIN_CG_MOUNT, 0755), 0);
 		ASSERT_EQ(mount("cgroup2", PIN_CG_MOUNT, "cgroup2", 0, NULL), 0) {
 			TH_LOG("mount cgroup2: %s", strerror(errno));
 		}
-		ASSERT_EQ(mkdir(PIN_CG_DIR, 0755), 0);
 		ASSERT_EQ(cgroup_v2_path(cgroup_before, sizeof(cgroup_before)), 0);
+		snprintf(pin_cg_dir, sizeof(pin_cg_dir), "%s/nsfd-pin-%d", PIN_CG_MOUNT, getpid());
 	}
-	if (variant->kind.type == CLONE_NEWUSER && !nsfd_unpriv_userns_allowed())
-		SKIP(return, "kernel.unprivileged_userns_clone is 0");
 	if (variant->kind.read_back)
 		ASSERT_NE(variant->kind.read_back(), 0);
+	/*
+	 * From the mkdir on, nothing may ASSERT before the child runs: the
+	 * harness skips the teardown of a setup that failed.
+	 */
+	if (variant->kind.type == CLONE_NEWCGROUP) {
+		ASSERT_EQ(mkdir(pin_cg_dir, 0755), 0) {
+			TH_LOG("mkdir %s: %s", pin_cg_dir, strerror(errno));
+		}
+		self->cg_made = true;
+	}
 	err = nsfd_child_start(&self->child, mark, (void *)&variant->kind);
+	if (err && self->cg_made) {
+		EXPECT_EQ(rmdir(pin_cg_dir), 0) {
+			TH_LOG("rmdir %s: %s", pin_cg_dir, strerror(errno));
+		}
+		self->cg_made = false;
+	}
 	ASSERT_EQ(err, 0) {
 		TH_LOG("child: %s: %s", variant->kind.name, strerror(-err));
 	}
 }
 
+/* The child (the cgroup's only task) is reaped first, then its cgroup goes. */
 FIXTURE_TEARDOWN(pin)
 {
 	if (self->child.pid > 0)
 		nsfd_child_finish(&self->child);
-	if (variant->kind.type == CLONE_NEWCGROUP)
-		rmdir(PIN_CG_DIR);
+	if (self->cg_made) {
+		EXPECT_EQ(rmdir(pin_cg_dir), 0) {
+			TH_LOG("rmdir %s: %s", pin_cg_dir, strerror(errno));
+		}
+	}
 }
 
 /*
@@ -328,6 +415,7 @@ TEST_F(pin, fd_keeps_namespace_after_last_task_exits)
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(nsfd_child_finish(&self->child), 0);
+	flush_async_frees(_metadata);
 	assert_mark_is_there(_metadata, &variant->kind, fd);
 	close(fd);
 }
@@ -343,6 +431,7 @@ TEST_F(pin, bind_mount_keeps_namespace_after_fd_closed)
 	}
 	ASSERT_EQ(close(fd), 0);
 	ASSERT_EQ(nsfd_child_finish(&self->child), 0);
+	flush_async_frees(_metadata);
 	fd = open(PIN_FILE, O_RDONLY | O_CLOEXEC);
 	ASSERT_GE(fd, 0);
 	assert_mark_is_there(_metadata, &variant->kind, fd);
@@ -389,6 +478,8 @@ FIXTURE_SETUP(ucount)
 	int err;
 
 	self->child.pid = 0;
+	NSFD_REQUIRE_NS(variant->type);
+	NSFD_REQUIRE_USERNS(false);
 	ASSERT_EQ(nsfd_unshare_userns(CLONE_NEWNS), 0);
 	ASSERT_EQ(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
 	ASSERT_EQ(mount("tmpfs", "/run", "tmpfs", 0, "mode=0755"), 0);
@@ -439,6 +530,7 @@ TEST_F(ucount, bind_mount_pin_is_freed_when_unmounted)
 /* fs/namespace.c mnt_ns_loop(): a mnt ns file may not be bound into itself. */
 TEST(bind_mount_of_own_mnt_ns_is_einval)
 {
+	NSFD_REQUIRE_ROOT();
 	ASSERT_EQ(nsfd_private_mounts(), 0);
 	ASSERT_EQ(nsfd_touch(PIN_FILE), 0);
 	ASSERT_EQ(mount("/proc/self/ns/mnt", PIN_FILE, NULL, MS_BIND, NULL), -1);
@@ -463,7 +555,9 @@ FIXTURE_SETUP(netpin)
 	int flags = CLONE_NEWNET, err;
 
 	self->child.pid = 0;
-	self->fd = -1;
+	self->fd = self->nl = self->mon = -1;
+	NSFD_REQUIRE_ROOT();
+	NSFD_REQUIRE_NS(CLONE_NEWNET);
 	ASSERT_EQ(nsfd_private_mounts(), 0);
 	ASSERT_EQ(unshare(CLONE_NEWNET), 0);
 	self->nl = nsfd_nl_open(0);
@@ -474,6 +568,8 @@ FIXTURE_SETUP(netpin)
 	self->fd = nsfd_open_ns(self->child.pid, "net");
 	ASSERT_GE(self->fd, 0);
 	err = nsfd_link_add(self->nl, "nsfd-here", "veth", -1, "nsfd-there", self->fd);
+	if (err == -EOPNOTSUPP)
+		SKIP(return, "CONFIG_VETH is off (RTM_NEWLINK: EOPNOTSUPP)");
 	ASSERT_EQ(err, 0) {
 		TH_LOG("veth: %s", strerror(-err));
 	}
@@ -487,8 +583,10 @@ FIXTURE_TEARDOWN(netpin)
 		nsfd_child_finish(&self->child);
 	if (self->fd >= 0)
 		close(self->fd);
-	close(self->mon);
-	close(self->nl);
+	if (self->mon >= 0)
+		close(self->mon);
+	if (self->nl >= 0)
+		close(self->nl);
 }
 
 /* N is alive: its end of the pair is in it (rtnetlink from inside N). */
@@ -496,6 +594,7 @@ static void assert_netns_alive(struct __test_metadata *_metadata, int fd, int if
 {
 	int here = nsfd_open_ns(0, "net"), nl;
 
+	flush_async_frees(_metadata);
 	ASSERT_GE(here, 0);
 	ASSERT_EQ(setns(fd, CLONE_NEWNET), 0);
 	nl = nsfd_nl_open(0);

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /proc/<pid>/ns: the set of entries, what each one is, and the nsfs
- * ioctls (NS_GET_NSTYPE, NS_GET_USERNS, NS_GET_PARENT, NS_GET_OWNER_UID).
+ * /proc/<pid>/ns: the set of entries (exactly the types the kernel has),
+ * what each one is, of a zombie and of another uid's task; the nsfs
+ * ioctls (NS_GET_NSTYPE, NS_GET_USERNS, NS_GET_PARENT, NS_GET_OWNER_UID,
+ * NS_GET_MNTNS_ID, the pid translations) and pidfd's
+ * PIDFD_GET_*_NAMESPACE; a namespace keeping its owning user ns alive.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -16,21 +19,74 @@
 #include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <linux/nsfs.h>
 
-#include "nsfd_helpers.h"
+/* 6.12's include/uapi/linux/nsfs.h and pidfd.h, for older libc headers. */
+#ifndef NS_GET_MNTNS_ID
+#define NS_GET_MNTNS_ID		_IOR(NSIO, 0x5, __u64)
+#endif
+#ifndef NS_GET_PID_FROM_PIDNS
+#define NS_GET_PID_FROM_PIDNS	_IOR(NSIO, 0x6, int)
+#define NS_GET_TGID_FROM_PIDNS	_IOR(NSIO, 0x7, int)
+#define NS_GET_PID_IN_PIDNS	_IOR(NSIO, 0x8, int)
+#define NS_GET_TGID_IN_PIDNS	_IOR(NSIO, 0x9, int)
+#endif
+#ifndef PIDFS_IOCTL_MAGIC
+#define PIDFS_IOCTL_MAGIC	0xFF
+#endif
+#ifndef PIDFD_GET_CGROUP_NAMESPACE
+#define PIDFD_GET_CGROUP_NAMESPACE		_IO(PIDFS_IOCTL_MAGIC, 1)
+#define PIDFD_GET_IPC_NAMESPACE			_IO(PIDFS_IOCTL_MAGIC, 2)
+#define PIDFD_GET_MNT_NAMESPACE			_IO(PIDFS_IOCTL_MAGIC, 3)
+#define PIDFD_GET_NET_NAMESPACE			_IO(PIDFS_IOCTL_MAGIC, 4)
+#define PIDFD_GET_PID_NAMESPACE			_IO(PIDFS_IOCTL_MAGIC, 5)
+#define PIDFD_GET_PID_FOR_CHILDREN_NAMESPACE	_IO(PIDFS_IOCTL_MAGIC, 6)
+#define PIDFD_GET_TIME_NAMESPACE		_IO(PIDFS_IOCTL_MAGIC, 7)
+#define PIDFD_GET_TIME_FOR_CHILDREN_NAMESPACE	_IO(PIDFS_IOCTL_MAGIC, 8)
+#define PIDFD_GET_USER_NAMESPACE		_IO(PIDFS_IOCTL_MAGIC, 9)
+#define PIDFD_GET_UTS_NAMESPACE			_IO(PIDFS_IOCTL_MAGIC, 10)
+#endif
+
+
+#include "nsfd_rtnl.h"
 #include "../kselftest_harness.h"
+
+/* The PIDFD_GET_*_NAMESPACE ioctl of each /proc/<pid>/ns entry. */
+static const unsigned long pidfd_get_ns[NSFD_NS_COUNT] = {
+	[NSFD_NS_cgroup] = PIDFD_GET_CGROUP_NAMESPACE,
+	[NSFD_NS_ipc] = PIDFD_GET_IPC_NAMESPACE,
+	[NSFD_NS_mnt] = PIDFD_GET_MNT_NAMESPACE,
+	[NSFD_NS_net] = PIDFD_GET_NET_NAMESPACE,
+	[NSFD_NS_pid] = PIDFD_GET_PID_NAMESPACE,
+	[NSFD_NS_pid_for_children] = PIDFD_GET_PID_FOR_CHILDREN_NAMESPACE,
+	[NSFD_NS_time] = PIDFD_GET_TIME_NAMESPACE,
+	[NSFD_NS_time_for_children] = PIDFD_GET_TIME_FOR_CHILDREN_NAMESPACE,
+	[NSFD_NS_user] = PIDFD_GET_USER_NAMESPACE,
+	[NSFD_NS_uts] = PIDFD_GET_UTS_NAMESPACE,
+};
 
 /* An ioctl number in nsfs's range that nsfs does not define. */
 #define NS_UNKNOWN_IOCTL	_IO(NSIO, 0x7f)
 
-/* The directory holds exactly the ten entries of a full 6.12 config. */
-TEST(directory_lists_exactly_the_known_entries)
+/*
+ * The directory holds exactly the entries of the namespace types this
+ * kernel has (fs/proc/namespaces.c ns_entries[] is #ifdef'd per option):
+ * all ten on a full config, fewer with CONFIG_NET_NS, CONFIG_USER_NS or
+ * CONFIG_TIME_NS off. Which types the kernel has comes from unshare()
+ * in a child (EINVAL: off), not from the directory itself.
+ */
+TEST(directory_lists_exactly_the_configured_entries)
 {
-	unsigned int seen = 0, i;
+	bool seen[NSFD_NR_NS] = {};
+	unsigned int i;
 	struct dirent *de;
 	DIR *dir;
 
+	for (i = 0; i < NSFD_NR_NS; i++)
+		if (nsfd_have_type[i] == NSFD_UNKNOWN)
+			SKIP(return, "cannot tell whether %s is built in: unshare() is EPERM and no user namespace",
+			     nsfd_ns_entries[i].config);
 	dir = opendir("/proc/self/ns");
 	ASSERT_NE(dir, NULL);
 	while ((de = readdir(dir))) {
@@ -42,10 +98,18 @@ TEST(directory_lists_exactly_the_known_entries)
 		EXPECT_LT(i, NSFD_NR_NS) {
 			TH_LOG("unexpected entry %s", de->d_name);
 		}
-		seen++;
+		if (i < NSFD_NR_NS)
+			seen[i] = true;
 	}
 	closedir(dir);
-	EXPECT_EQ(seen, NSFD_NR_NS);
+	for (i = 0; i < NSFD_NR_NS; i++) {
+		EXPECT_EQ(seen[i], nsfd_have_type[i] == NSFD_YES) {
+			TH_LOG("%s: %s, but the kernel %s namespaces of that type (%s)",
+			       nsfd_ns_entries[i].name, seen[i] ? "listed" : "not listed",
+			       nsfd_have_type[i] == NSFD_YES ? "has" : "has no",
+			       nsfd_ns_entries[i].config ?: "always built in");
+		}
+	}
 }
 
 FIXTURE(entry) {
@@ -54,72 +118,20 @@ FIXTURE(entry) {
 };
 
 FIXTURE_VARIANT(entry) {
-	const char *name;
-	const char *real_name;
-	int type;
-	int userns_errno;	/* NS_GET_USERNS from the initial namespaces */
-	int parent_errno;	/* NS_GET_PARENT from the initial namespaces */
+	const struct nsfd_ns *ns;
 };
 
-FIXTURE_VARIANT_ADD(entry, cgroup) {
-	.name = "cgroup", .real_name = "cgroup", .type = CLONE_NEWCGROUP,
-	.parent_errno = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(entry, ipc) {
-	.name = "ipc", .real_name = "ipc", .type = CLONE_NEWIPC,
-	.parent_errno = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(entry, mnt) {
-	.name = "mnt", .real_name = "mnt", .type = CLONE_NEWNS,
-	.parent_errno = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(entry, net) {
-	.name = "net", .real_name = "net", .type = CLONE_NEWNET,
-	.parent_errno = EINVAL,
-};
-
-/* pid and user have a parent; at the top NS_GET_PARENT is EPERM. */
-FIXTURE_VARIANT_ADD(entry, pid) {
-	.name = "pid", .real_name = "pid", .type = CLONE_NEWPID,
-	.parent_errno = EPERM,
-};
-
-FIXTURE_VARIANT_ADD(entry, pid_for_children) {
-	.name = "pid_for_children", .real_name = "pid", .type = CLONE_NEWPID,
-	.parent_errno = EPERM,
-};
-
-FIXTURE_VARIANT_ADD(entry, time) {
-	.name = "time", .real_name = "time", .type = CLONE_NEWTIME,
-	.parent_errno = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(entry, time_for_children) {
-	.name = "time_for_children", .real_name = "time", .type = CLONE_NEWTIME,
-	.parent_errno = EINVAL,
-};
-
-/* The initial user namespace has no owner: NS_GET_USERNS is EPERM. */
-FIXTURE_VARIANT_ADD(entry, user) {
-	.name = "user", .real_name = "user", .type = CLONE_NEWUSER,
-	.userns_errno = EPERM, .parent_errno = EPERM,
-};
-
-FIXTURE_VARIANT_ADD(entry, uts) {
-	.name = "uts", .real_name = "uts", .type = CLONE_NEWUTS,
-	.parent_errno = EINVAL,
-};
+NSFD_FOR_EACH_NS(NSFD_VARIANT, entry)
 
 FIXTURE_SETUP(entry)
 {
-	self->fd = nsfd_open_ns(0, variant->name);
+	self->fd = -1;
+	NSFD_REQUIRE_NS(variant->ns->type);
+	self->fd = nsfd_open_ns(0, variant->ns->name);
 	ASSERT_GE(self->fd, 0) {
-		TH_LOG("open /proc/self/ns/%s: %s", variant->name, strerror(-self->fd));
+		TH_LOG("open /proc/self/ns/%s: %s", variant->ns->name, strerror(-self->fd));
 	}
-	ASSERT_EQ(nsfd_ns_link(0, variant->name, self->link, sizeof(self->link)), 0);
+	ASSERT_EQ(nsfd_ns_link(0, variant->ns->name, self->link, sizeof(self->link)), 0);
 }
 
 FIXTURE_TEARDOWN(entry)
@@ -133,10 +145,10 @@ TEST_F(entry, link_reads_type_and_inode)
 {
 	char want[64];
 
-	snprintf(want, sizeof(want), "%s:[%lu]", variant->real_name,
+	snprintf(want, sizeof(want), "%s:[%lu]", variant->ns->real_name,
 		 (unsigned long)nsfd_fd_ino(self->fd));
 	ASSERT_STREQ(want, self->link);
-	ASSERT_EQ(nsfd_self_ino(variant->name), nsfd_fd_ino(self->fd));
+	ASSERT_EQ(nsfd_self_ino(variant->ns->name), nsfd_fd_ino(self->fd));
 }
 
 /* Another process in the same namespace shows the same inode. */
@@ -147,9 +159,9 @@ TEST_F(entry, process_in_same_namespace_sees_same_inode)
 	int fd;
 
 	ASSERT_EQ(nsfd_child_start(&c, NULL, NULL), 0);
-	ASSERT_EQ(nsfd_ns_link(c.pid, variant->name, link, sizeof(link)), 0);
+	ASSERT_EQ(nsfd_ns_link(c.pid, variant->ns->name, link, sizeof(link)), 0);
 	EXPECT_STREQ(self->link, link);
-	fd = nsfd_open_ns(c.pid, variant->name);
+	fd = nsfd_open_ns(c.pid, variant->ns->name);
 	ASSERT_GE(fd, 0);
 	EXPECT_EQ(nsfd_fd_ino(fd), nsfd_fd_ino(self->fd));
 	close(fd);
@@ -166,14 +178,17 @@ TEST_F(entry, unshare_gives_a_different_inode)
 	char link[64];
 	int fd;
 
-	ASSERT_EQ(unshare(variant->type), 0) {
-		TH_LOG("unshare(%s): %s", variant->name, strerror(errno));
+	NSFD_REQUIRE_ROOT();
+	if (variant->ns->type == CLONE_NEWUSER)
+		NSFD_REQUIRE_USERNS(false);
+	ASSERT_EQ(unshare(variant->ns->type), 0) {
+		TH_LOG("unshare(%s): %s", variant->ns->name, strerror(errno));
 	}
 	ASSERT_EQ(nsfd_child_start(&c, NULL, NULL), 0);
-	ASSERT_EQ(nsfd_ns_link(c.pid, variant->name, link, sizeof(link)), 0);
+	ASSERT_EQ(nsfd_ns_link(c.pid, variant->ns->name, link, sizeof(link)), 0);
 	EXPECT_STRNE(self->link, link);
-	EXPECT_EQ(strncmp(link, variant->real_name, strlen(variant->real_name)), 0);
-	fd = nsfd_open_ns(c.pid, variant->name);
+	EXPECT_EQ(strncmp(link, variant->ns->real_name, strlen(variant->ns->real_name)), 0);
+	fd = nsfd_open_ns(c.pid, variant->ns->name);
 	ASSERT_GE(fd, 0);
 	EXPECT_NE(nsfd_fd_ino(fd), nsfd_fd_ino(self->fd));
 	close(fd);
@@ -182,7 +197,7 @@ TEST_F(entry, unshare_gives_a_different_inode)
 
 TEST_F(entry, ns_get_nstype_is_its_clone_flag)
 {
-	ASSERT_EQ(ioctl(self->fd, NS_GET_NSTYPE), variant->type);
+	ASSERT_EQ(ioctl(self->fd, NS_GET_NSTYPE), variant->ns->type);
 }
 
 /* NS_GET_USERNS: the owning user namespace, EPERM for init_user_ns. */
@@ -190,9 +205,9 @@ TEST_F(entry, ns_get_userns_gives_the_owner)
 {
 	int owner = ioctl(self->fd, NS_GET_USERNS);
 
-	if (variant->userns_errno) {
+	if (variant->ns->type == CLONE_NEWUSER) {
 		ASSERT_EQ(owner, -1);
-		ASSERT_EQ(errno, variant->userns_errno);
+		ASSERT_EQ(errno, EPERM);
 		return;
 	}
 	ASSERT_GE(owner, 0) {
@@ -207,7 +222,7 @@ TEST_F(entry, ns_get_userns_gives_the_owner)
 TEST_F(entry, ns_get_parent_in_initial_namespace)
 {
 	ASSERT_EQ(ioctl(self->fd, NS_GET_PARENT), -1);
-	ASSERT_EQ(errno, variant->parent_errno);
+	ASSERT_EQ(errno, variant->ns->has_parent ? EPERM : EINVAL);
 }
 
 /* NS_GET_OWNER_UID: EINVAL on every type but user; init_user_ns is uid 0. */
@@ -215,7 +230,7 @@ TEST_F(entry, ns_get_owner_uid_only_on_user_ns)
 {
 	uid_t uid = 12345;
 
-	if (variant->type != CLONE_NEWUSER) {
+	if (variant->ns->type != CLONE_NEWUSER) {
 		ASSERT_EQ(ioctl(self->fd, NS_GET_OWNER_UID, &uid), -1);
 		ASSERT_EQ(errno, EINVAL);
 		ASSERT_EQ(uid, (uid_t)12345);
@@ -239,10 +254,190 @@ TEST_F(entry, unknown_ioctl_is_enotty)
 	ASSERT_EQ(errno, ENOTTY);
 }
 
+/* PIDFD_GET_<entry>_NAMESPACE opens the same namespace as /proc/self/ns/<entry>. */
+TEST_F(entry, pidfd_get_namespace_opens_the_same_namespace)
+{
+	int pidfd = sys_pidfd_open(getpid(), 0), fd;
+
+	ASSERT_GE(pidfd, 0);
+	fd = ioctl(pidfd, pidfd_get_ns[variant->ns - nsfd_ns_entries], 0);
+	if (fd < 0 && errno == ENOTTY)
+		SKIP(return, "no PIDFD_GET_*_NAMESPACE ioctls (before 6.11)");
+	ASSERT_GE(fd, 0) {
+		TH_LOG("PIDFD_GET_%s_NAMESPACE: %s", variant->ns->name, strerror(errno));
+	}
+	EXPECT_EQ(nsfd_fd_ino(fd), nsfd_fd_ino(self->fd));
+	EXPECT_EQ(ioctl(fd, NS_GET_NSTYPE), variant->ns->type);
+	EXPECT_EQ(fcntl(fd, F_GETFD), FD_CLOEXEC);
+	close(fd);
+	close(pidfd);
+}
+
+/* The ioctl takes no argument: a non-zero one is EINVAL (pidfd_ioctl()). */
+TEST(pidfd_get_namespace_with_argument_is_einval)
+{
+	int pidfd = sys_pidfd_open(getpid(), 0);
+
+	ASSERT_GE(pidfd, 0);
+	ASSERT_EQ(ioctl(pidfd, PIDFD_GET_MNT_NAMESPACE, 1), -1);
+	if (errno == ENOTTY)
+		SKIP(return, "no PIDFD_GET_*_NAMESPACE ioctls (before 6.11)");
+	ASSERT_EQ(errno, EINVAL);
+	close(pidfd);
+}
+
+TEST(pidfd_get_namespace_of_reaped_child_is_esrch)
+{
+	int pidfd = nsfd_pidfd_of_reaped_child();
+
+	ASSERT_GE(pidfd, 0);
+	ASSERT_EQ(ioctl(pidfd, PIDFD_GET_MNT_NAMESPACE, 0), -1);
+	if (errno == ENOTTY)
+		SKIP(return, "no PIDFD_GET_*_NAMESPACE ioctls (before 6.11)");
+	ASSERT_EQ(errno, ESRCH);
+	close(pidfd);
+}
+
+/* The ptrace read check (PTRACE_MODE_READ_FSCREDS): EACCES for another uid. */
+TEST(pidfd_get_namespace_of_root_task_as_uid_65534_is_eacces)
+{
+	struct nsfd_child c;
+	int pidfd;
+
+	NSFD_REQUIRE_ROOT();
+	ASSERT_EQ(nsfd_child_start(&c, NULL, NULL), 0);
+	pidfd = sys_pidfd_open(c.pid, 0);
+	ASSERT_GE(pidfd, 0);
+	ASSERT_EQ(nsfd_become_nobody(), 0);
+	ASSERT_EQ(ioctl(pidfd, PIDFD_GET_MNT_NAMESPACE, 0), -1);
+	if (errno == ENOTTY)
+		SKIP(return, "no PIDFD_GET_*_NAMESPACE ioctls (before 6.11)");
+	ASSERT_EQ(errno, EACCES);
+	close(pidfd);
+	nsfd_child_finish(&c);
+}
+
+/* NS_GET_MNTNS_ID: one id per mount namespace; a newer one has a larger id. */
+TEST(ns_get_mntns_id_is_per_namespace_and_grows)
+{
+	__u64 mine = 0, again = 0, fresh = 0;
+	int fd, other;
+
+	NSFD_REQUIRE_ROOT();
+	fd = nsfd_open_ns(0, "mnt");
+	ASSERT_GE(fd, 0);
+	if (ioctl(fd, NS_GET_MNTNS_ID, &mine) && errno == ENOTTY)
+		SKIP(return, "no NS_GET_MNTNS_ID (before 6.10)");
+	ASSERT_NE(mine, 0ULL);
+	other = nsfd_open_ns(0, "mnt");
+	ASSERT_GE(other, 0);
+	ASSERT_EQ(ioctl(other, NS_GET_MNTNS_ID, &again), 0);
+	EXPECT_EQ(again, mine);
+	close(other);
+	other = nsfd_detached_ns(CLONE_NEWNS, "mnt", "mnt");
+	ASSERT_GE(other, 0);
+	ASSERT_EQ(ioctl(other, NS_GET_MNTNS_ID, &fresh), 0);
+	EXPECT_GT(fresh, mine);
+	close(other);
+	close(fd);
+}
+
+TEST(ns_get_mntns_id_on_other_types_is_einval)
+{
+	unsigned int i;
+	__u64 id = 7;
+	int fd;
+
+	for (i = 0; i < NSFD_NR_NS; i++) {
+		if (nsfd_ns_entries[i].type == CLONE_NEWNS || nsfd_have_type[i] != NSFD_YES)
+			continue;
+		fd = nsfd_open_ns(0, nsfd_ns_entries[i].name);
+		ASSERT_GE(fd, 0);
+		EXPECT_EQ(ioctl(fd, NS_GET_MNTNS_ID, &id), -1);
+		EXPECT_EQ(errno, EINVAL) {
+			TH_LOG("%s: %s", nsfd_ns_entries[i].name, strerror(errno));
+		}
+		EXPECT_EQ(id, 7ULL);
+		close(fd);
+	}
+}
+
+/*
+ * The pid translation ioctls on a child pid ns whose init is our child C:
+ * pid 1 there is C here (FROM_PIDNS), C here is 1 there (IN_PIDNS); we
+ * are not in it (ESRCH); the argument is the pid itself, not a pointer.
+ */
+FIXTURE(pidns) {
+	struct nsfd_child c;
+	int fd;
+};
+
+FIXTURE_SETUP(pidns)
+{
+	self->c.pid = 0;
+	self->fd = -1;
+	NSFD_REQUIRE_ROOT();
+	NSFD_REQUIRE_NS(CLONE_NEWPID);
+	ASSERT_EQ(unshare(CLONE_NEWPID), 0);
+	ASSERT_EQ(nsfd_child_start(&self->c, NULL, NULL), 0);
+	self->fd = nsfd_open_ns(self->c.pid, "pid");
+	ASSERT_GE(self->fd, 0);
+	if (ioctl(self->fd, NS_GET_PID_FROM_PIDNS, 1) < 0 && errno == ENOTTY)
+		SKIP(return, "no NS_GET_PID_FROM_PIDNS (before 6.11)");
+}
+
+FIXTURE_TEARDOWN(pidns)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	if (self->c.pid > 0)
+		nsfd_child_finish(&self->c);
+}
+
+TEST_F(pidns, pid_from_pidns_translates_its_pid_1_to_ours)
+{
+	ASSERT_EQ(ioctl(self->fd, NS_GET_PID_FROM_PIDNS, 1), self->c.pid);
+	ASSERT_EQ(ioctl(self->fd, NS_GET_TGID_FROM_PIDNS, 1), self->c.pid);
+}
+
+TEST_F(pidns, pid_in_pidns_translates_our_pid_to_its_1)
+{
+	ASSERT_EQ(ioctl(self->fd, NS_GET_PID_IN_PIDNS, self->c.pid), 1);
+	ASSERT_EQ(ioctl(self->fd, NS_GET_TGID_IN_PIDNS, self->c.pid), 1);
+}
+
+TEST_F(pidns, pid_in_pidns_of_a_task_outside_it_is_esrch)
+{
+	ASSERT_EQ(ioctl(self->fd, NS_GET_PID_IN_PIDNS, getpid()), -1);
+	ASSERT_EQ(errno, ESRCH);
+	ASSERT_EQ(ioctl(self->fd, NS_GET_TGID_IN_PIDNS, getpid()), -1);
+	ASSERT_EQ(errno, ESRCH);
+}
+
+TEST_F(pidns, pid_from_pidns_of_an_unused_pid_is_esrch)
+{
+	ASSERT_EQ(ioctl(self->fd, NS_GET_PID_FROM_PIDNS, 2), -1);
+	ASSERT_EQ(errno, ESRCH);
+}
+
+TEST(pid_translation_on_other_types_is_einval)
+{
+	int fd = nsfd_open_ns(0, "mnt");
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(ioctl(fd, NS_GET_PID_FROM_PIDNS, 1), -1);
+	if (errno == ENOTTY)
+		SKIP(return, "no NS_GET_PID_FROM_PIDNS (before 6.11)");
+	ASSERT_EQ(errno, EINVAL);
+	ASSERT_EQ(ioctl(fd, NS_GET_PID_IN_PIDNS, getpid()), -1);
+	ASSERT_EQ(errno, EINVAL);
+	close(fd);
+}
+
 /* The fd that NS_GET_USERNS installs is close-on-exec. */
 TEST(ns_get_userns_fd_is_cloexec)
 {
-	int fd = nsfd_open_ns(0, "uts"), owner;
+	int fd = nsfd_open_ns(0, "mnt"), owner;
 
 	ASSERT_GE(fd, 0);
 	owner = ioctl(fd, NS_GET_USERNS);
@@ -257,8 +452,9 @@ TEST(ns_get_userns_from_child_userns_names_it)
 {
 	int fd, owner;
 
-	ASSERT_EQ(unshare(CLONE_NEWUSER | CLONE_NEWUTS), 0);
-	fd = nsfd_open_ns(0, "uts");
+	NSFD_REQUIRE_USERNS(false);
+	ASSERT_EQ(unshare(CLONE_NEWUSER | CLONE_NEWNS), 0);
+	fd = nsfd_open_ns(0, "mnt");
 	ASSERT_GE(fd, 0);
 	owner = ioctl(fd, NS_GET_USERNS);
 	ASSERT_GE(owner, 0) {
@@ -272,8 +468,10 @@ TEST(ns_get_userns_from_child_userns_names_it)
 /* From inside a user namespace, an owner above it is not revealed. */
 TEST(ns_get_userns_of_outer_namespace_is_eperm_from_child_userns)
 {
-	int fd = nsfd_open_ns(0, "uts");
+	int fd;
 
+	NSFD_REQUIRE_USERNS(false);
+	fd = nsfd_open_ns(0, "mnt");
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(unshare(CLONE_NEWUSER), 0);
 	ASSERT_EQ(ioctl(fd, NS_GET_USERNS), -1);
@@ -287,6 +485,8 @@ TEST(ns_get_parent_of_child_pidns_is_ours)
 	struct nsfd_child c;
 	int fd, parent;
 
+	NSFD_REQUIRE_ROOT();
+	NSFD_REQUIRE_NS(CLONE_NEWPID);
 	ASSERT_EQ(unshare(CLONE_NEWPID), 0);
 	ASSERT_EQ(nsfd_child_start(&c, NULL, NULL), 0);
 	fd = nsfd_open_ns(c.pid, "pid");
@@ -307,8 +507,10 @@ TEST(ns_get_parent_of_child_pidns_is_ours)
 /* The parent of a child user namespace is ours; its parent is EPERM. */
 TEST(ns_get_parent_of_child_userns_is_ours)
 {
-	int fd = nsfd_child_userns(false), parent;
+	int fd, parent;
 
+	NSFD_REQUIRE_USERNS(false);
+	fd = nsfd_child_userns(false);
 	ASSERT_GE(fd, 0);
 	EXPECT_NE(nsfd_fd_ino(fd), nsfd_self_ino("user"));
 	parent = ioctl(fd, NS_GET_PARENT);
@@ -325,9 +527,12 @@ TEST(ns_get_parent_of_child_userns_is_ours)
 /* NS_GET_OWNER_UID: the euid of the creator, seen from here. */
 TEST(ns_get_owner_uid_of_userns_created_by_root_is_0)
 {
-	int fd = nsfd_child_userns(false);
 	uid_t uid = 12345;
+	int fd;
 
+	NSFD_REQUIRE_ROOT();
+	NSFD_REQUIRE_USERNS(false);
+	fd = nsfd_child_userns(false);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(ioctl(fd, NS_GET_OWNER_UID, &uid), 0);
 	ASSERT_EQ(uid, (uid_t)0);
@@ -339,8 +544,7 @@ TEST(ns_get_owner_uid_of_userns_created_by_nobody_is_65534)
 	uid_t uid = 12345;
 	int fd;
 
-	if (!nsfd_unpriv_userns_allowed())
-		SKIP(return, "kernel.unprivileged_userns_clone is 0");
+	NSFD_REQUIRE_USERNS(true);
 	fd = nsfd_child_userns(true);
 	ASSERT_GE(fd, 0) {
 		TH_LOG("uid 65534 unshare(CLONE_NEWUSER): %s", strerror(-fd));
@@ -352,8 +556,10 @@ TEST(ns_get_owner_uid_of_userns_created_by_nobody_is_65534)
 
 TEST(ns_get_owner_uid_to_bad_pointer_is_efault)
 {
-	int fd = nsfd_open_ns(0, "user");
+	int fd;
 
+	NSFD_REQUIRE_NS(CLONE_NEWUSER);
+	fd = nsfd_open_ns(0, "user");
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(ioctl(fd, NS_GET_OWNER_UID, (uid_t *)8), -1);
 	ASSERT_EQ(errno, EFAULT);
@@ -370,6 +576,8 @@ TEST(pid_for_children_has_no_link_before_first_child)
 	struct nsfd_child c;
 	char mine[64], child_ns[64];
 
+	NSFD_REQUIRE_ROOT();
+	NSFD_REQUIRE_NS(CLONE_NEWPID);
 	ASSERT_EQ(unshare(CLONE_NEWPID), 0);
 	ASSERT_EQ(nsfd_ns_link(0, "pid_for_children", mine, sizeof(mine)), -ENOENT);
 	ASSERT_EQ(nsfd_open_ns(0, "pid_for_children"), -ENOENT);
@@ -385,11 +593,191 @@ TEST(time_for_children_differs_right_after_unshare)
 {
 	char now[64], children[64];
 
+	NSFD_REQUIRE_ROOT();
+	NSFD_REQUIRE_NS(CLONE_NEWTIME);
 	ASSERT_EQ(unshare(CLONE_NEWTIME), 0);
 	ASSERT_EQ(nsfd_ns_link(0, "time", now, sizeof(now)), 0);
 	ASSERT_EQ(nsfd_ns_link(0, "time_for_children", children, sizeof(children)), 0);
 	EXPECT_STRNE(now, children);
 	EXPECT_EQ(strncmp(children, "time:[", 6), 0);
+}
+
+/*
+ * From inside a child pid ns, the parent of one's own pid ns is outside
+ * it: EPERM (pidns_get_parent()). A pid ns below ours: its parent is ours.
+ */
+static int parent_from_inside_pidns(void *arg)
+{
+	struct nsfd_child c;
+	int fd, parent, ret = 0;
+
+	(void)arg;
+	fd = nsfd_open_ns(0, "pid");
+	if (fd < 0)
+		return 10;
+	if (ioctl(fd, NS_GET_PARENT) != -1 || errno != EPERM)
+		return 11;
+	if (unshare(CLONE_NEWPID) || nsfd_child_start(&c, NULL, NULL))
+		return 12;
+	close(fd);
+	/* c.pid is a pid of our pid ns; /proc is the outer one's: ask ours. */
+	fd = nsfd_open_ns(0, "pid_for_children");
+	parent = fd < 0 ? -1 : ioctl(fd, NS_GET_PARENT);
+	if (parent < 0 || nsfd_fd_ino(parent) != nsfd_self_ino("pid"))
+		ret = 13;
+	nsfd_child_finish(&c);
+	return ret;
+}
+
+TEST(ns_get_parent_from_inside_child_pidns)
+{
+	int status;
+	pid_t pid;
+
+	NSFD_REQUIRE_ROOT();
+	NSFD_REQUIRE_NS(CLONE_NEWPID);
+	ASSERT_EQ(unshare(CLONE_NEWPID), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0)
+		_exit(parent_from_inside_pidns(NULL));
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_NE(WEXITSTATUS(status), 11) {
+		TH_LOG("NS_GET_PARENT of our own pid ns from inside it was not EPERM");
+	}
+	EXPECT_NE(WEXITSTATUS(status), 13) {
+		TH_LOG("NS_GET_PARENT of a pid ns below ours did not give ours");
+	}
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+}
+
+/* From inside a child user ns, its parent is outside: EPERM (ns_get_owner()). */
+TEST(ns_get_parent_of_own_userns_from_inside_is_eperm)
+{
+	int fd;
+
+	NSFD_REQUIRE_USERNS(false);
+	ASSERT_EQ(nsfd_unshare_userns(0), 0);
+	fd = nsfd_open_ns(0, "user");
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(ioctl(fd, NS_GET_PARENT), -1);
+	ASSERT_EQ(errno, EPERM);
+	close(fd);
+}
+
+/* One level further down, the parent is the user ns we are in. */
+TEST(ns_get_parent_from_inside_child_userns_gives_it)
+{
+	int fd, parent;
+
+	NSFD_REQUIRE_USERNS(false);
+	ASSERT_EQ(nsfd_unshare_userns(0), 0);
+	fd = nsfd_child_userns(false);
+	ASSERT_GE(fd, 0);
+	parent = ioctl(fd, NS_GET_PARENT);
+	ASSERT_GE(parent, 0) {
+		TH_LOG("NS_GET_PARENT: %s", strerror(errno));
+	}
+	EXPECT_EQ(nsfd_fd_ino(parent), nsfd_self_ino("user"));
+	close(parent);
+	close(fd);
+}
+
+/*
+ * A namespace keeps its owning user ns alive (mainline nsfs/owner.c):
+ * a child creates user ns U and a mnt ns in it, and exits; we hold only
+ * the mnt ns fd. U is still there, the same inode, owned by uid 65534's
+ * creator (ourselves here: 0). The free of a user ns is a work item:
+ * flush it first, so that a missing reference cannot hide.
+ */
+static int make_userns_and_mntns(void *ino)
+{
+	int err = nsfd_unshare_userns(CLONE_NEWNS);
+
+	if (err)
+		return err;
+	*(ino_t *)ino = nsfd_self_ino("user");
+	return 0;
+}
+
+TEST(namespace_keeps_its_owning_userns_alive)
+{
+	struct nsfd_child c;
+	ino_t *owner_ino;
+	const char *why;
+	uid_t uid = 12345;
+	int fd, owner;
+
+	NSFD_REQUIRE_USERNS(false);
+	owner_ino = mmap(NULL, sizeof(*owner_ino), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(owner_ino, MAP_FAILED);
+	ASSERT_EQ(nsfd_child_start(&c, make_userns_and_mntns, owner_ino), 0);
+	fd = nsfd_open_ns(c.pid, "mnt");
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(nsfd_child_finish(&c), 0);
+	why = nsfd_is_root() ? nsfd_flush_netns_cleanup() : "not root";
+	if (why)
+		TH_LOG("async frees not flushed (%s)", why);
+	owner = ioctl(fd, NS_GET_USERNS);
+	ASSERT_GE(owner, 0) {
+		TH_LOG("NS_GET_USERNS: %s", strerror(errno));
+	}
+	EXPECT_EQ(nsfd_fd_ino(owner), *owner_ino);
+	EXPECT_NE(nsfd_fd_ino(owner), nsfd_self_ino("user"));
+	EXPECT_EQ(ioctl(owner, NS_GET_NSTYPE), CLONE_NEWUSER);
+	ASSERT_EQ(ioctl(owner, NS_GET_OWNER_UID, &uid), 0);
+	EXPECT_EQ(uid, geteuid());
+	close(owner);
+	close(fd);
+}
+
+/*
+ * /proc/<pid>/ns of a zombie: exit_task_namespaces() has dropped its
+ * nsproxy, so every entry reached through it is ENOENT; user (its creds)
+ * and pid (its struct pid) still answer.
+ */
+TEST_F(entry, zombie_keeps_only_user_and_pid)
+{
+	bool kept = variant->ns->type == CLONE_NEWUSER || !strcmp(variant->ns->name, "pid");
+	siginfo_t info;
+	char link[64];
+	pid_t pid;
+	int fd;
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0)
+		_exit(0);
+	ASSERT_EQ(waitid(P_PID, pid, &info, WEXITED | WNOWAIT), 0);
+	fd = nsfd_open_ns(pid, variant->ns->name);
+	if (kept) {
+		EXPECT_GE(fd, 0);
+		EXPECT_EQ(nsfd_fd_ino(fd), nsfd_fd_ino(self->fd));
+		EXPECT_EQ(nsfd_ns_link(pid, variant->ns->name, link, sizeof(link)), 0);
+		EXPECT_STREQ(link, self->link);
+	} else {
+		EXPECT_EQ(fd, -ENOENT);
+		EXPECT_EQ(nsfd_ns_link(pid, variant->ns->name, link, sizeof(link)), -ENOENT);
+	}
+	if (fd >= 0)
+		close(fd);
+	ASSERT_EQ(waitpid(pid, NULL, 0), pid);
+}
+
+/* Another uid's task: no PTRACE_MODE_READ_FSCREDS, so EACCES for link and open. */
+TEST_F(entry, other_uid_task_entry_is_eacces)
+{
+	struct nsfd_child c;
+	char link[64];
+
+	NSFD_REQUIRE_ROOT();
+	ASSERT_EQ(nsfd_child_start(&c, NULL, NULL), 0);
+	ASSERT_EQ(nsfd_become_nobody(), 0);
+	EXPECT_EQ(nsfd_ns_link(c.pid, variant->ns->name, link, sizeof(link)), -EACCES);
+	EXPECT_EQ(nsfd_open_ns(c.pid, variant->ns->name), -EACCES);
+	nsfd_child_finish(&c);
 }
 
 TEST_HARNESS_MAIN

@@ -20,13 +20,58 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/ipc.h>
+#include <sys/mman.h>
 #include <sys/sem.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "nsfd_helpers.h"
+#include "nsfd_common.h"
 #include "../kselftest_harness.h"
+
+/* The eight CLONE_NEW* flags that setns(2) knows. */
+static const struct {
+	const char *name;
+	int flag;
+} nsfd_clone_flags[] = {
+	{ "CLONE_NEWCGROUP", CLONE_NEWCGROUP },
+	{ "CLONE_NEWIPC", CLONE_NEWIPC },
+	{ "CLONE_NEWNS", CLONE_NEWNS },
+	{ "CLONE_NEWNET", CLONE_NEWNET },
+	{ "CLONE_NEWPID", CLONE_NEWPID },
+	{ "CLONE_NEWTIME", CLONE_NEWTIME },
+	{ "CLONE_NEWUSER", CLONE_NEWUSER },
+	{ "CLONE_NEWUTS", CLONE_NEWUTS },
+};
+
+#define NSFD_NR_FLAGS	ARRAY_SIZE(nsfd_clone_flags)
+
+#define CAP(c)	(1ULL << (c))
+
+/* Lower @caps in the effective set only: nsfd_raise_caps() gets them back. */
+static int nsfd_lower_caps(__u64 caps)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = {};
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	data[0].effective &= ~(__u32)caps;
+	data[1].effective &= ~(__u32)(caps >> 32);
+	return nsfd_err(syscall(SYS_capset, &hdr, data));
+}
+
+static int nsfd_raise_caps(__u64 caps)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = {};
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	data[0].effective |= (__u32)caps & data[0].permitted;
+	data[1].effective |= (__u32)(caps >> 32) & data[1].permitted;
+	return nsfd_err(syscall(SYS_capset, &hdr, data));
+}
 
 FIXTURE(ns) {
 	int current;		/* /proc/self/ns/<name> before the test changed anything */
@@ -34,78 +79,33 @@ FIXTURE(ns) {
 };
 
 FIXTURE_VARIANT(ns) {
-	const char *name;
-	const char *real_name;
-	int type;
-	const char *changes;	/* the entry a setns with this fd changes */
-	int rejoin_errno;	/* setns into the namespace we are in */
+	const struct nsfd_ns *ns;
 };
 
-FIXTURE_VARIANT_ADD(ns, cgroup) {
-	.name = "cgroup", .real_name = "cgroup", .type = CLONE_NEWCGROUP,
-	.changes = "cgroup",
-};
-
-FIXTURE_VARIANT_ADD(ns, ipc) {
-	.name = "ipc", .real_name = "ipc", .type = CLONE_NEWIPC, .changes = "ipc",
-};
-
-FIXTURE_VARIANT_ADD(ns, mnt) {
-	.name = "mnt", .real_name = "mnt", .type = CLONE_NEWNS, .changes = "mnt",
-};
-
-FIXTURE_VARIANT_ADD(ns, net) {
-	.name = "net", .real_name = "net", .type = CLONE_NEWNET, .changes = "net",
-};
-
-/* A pid ns fd sets pid_for_children (kernel/pid_namespace.c pidns_install). */
-FIXTURE_VARIANT_ADD(ns, pid) {
-	.name = "pid", .real_name = "pid", .type = CLONE_NEWPID,
-	.changes = "pid_for_children",
-};
-
-FIXTURE_VARIANT_ADD(ns, pid_for_children) {
-	.name = "pid_for_children", .real_name = "pid", .type = CLONE_NEWPID,
-	.changes = "pid_for_children",
-};
-
-/* A time ns fd sets both time and time_for_children (timens_install). */
-FIXTURE_VARIANT_ADD(ns, time) {
-	.name = "time", .real_name = "time", .type = CLONE_NEWTIME,
-	.changes = "time_for_children",
-};
-
-FIXTURE_VARIANT_ADD(ns, time_for_children) {
-	.name = "time_for_children", .real_name = "time", .type = CLONE_NEWTIME,
-	.changes = "time_for_children",
-};
-
-/* Re-entering one's own user ns would regain caps: EINVAL (userns_install). */
-FIXTURE_VARIANT_ADD(ns, user) {
-	.name = "user", .real_name = "user", .type = CLONE_NEWUSER,
-	.changes = "user", .rejoin_errno = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(ns, uts) {
-	.name = "uts", .real_name = "uts", .type = CLONE_NEWUTS, .changes = "uts",
-};
+NSFD_FOR_EACH_NS(NSFD_VARIANT, ns)
 
 FIXTURE_SETUP(ns)
 {
-	self->current = nsfd_open_ns(0, variant->name);
+	self->current = -1;
+	NSFD_REQUIRE_NS(variant->ns->type);
+	NSFD_REQUIRE_ROOT();
+	if (variant->ns->type == CLONE_NEWUSER)
+		NSFD_REQUIRE_USERNS(false);
+	self->current = nsfd_open_ns(0, variant->ns->name);
 	ASSERT_GE(self->current, 0);
-	ASSERT_EQ(nsfd_ns_link(0, variant->name, self->current_link,
+	ASSERT_EQ(nsfd_ns_link(0, variant->ns->name, self->current_link,
 			       sizeof(self->current_link)), 0);
 }
 
 FIXTURE_TEARDOWN(ns)
 {
-	close(self->current);
+	if (self->current >= 0)
+		close(self->current);
 }
 
 /*
  * An fd to a namespace of the variant's type other than the one the
- * caller is in, and the link that variant->changes reads once joined.
+ * caller is in, and the link that variant->ns->changes reads once joined.
  * user: a new user ns from a child (owned by root, or by nobody with
  * @nobody_user); every other type: the current one, after unshare moved
  * the caller (or its children, for pid and time) to a new one.
@@ -117,23 +117,21 @@ static int other_ns(struct __test_metadata *_metadata,
 	char now[64];
 	int fd;
 
-	if (variant->type == CLONE_NEWUSER) {
-		if (nobody_user && !nsfd_unpriv_userns_allowed())
-			return -EOPNOTSUPP;
+	if (variant->ns->type == CLONE_NEWUSER) {
 		fd = nsfd_child_userns(nobody_user);
 	} else {
-		fd = nsfd_open_ns(0, variant->name);
-		if (fd >= 0 && unshare(variant->type))
+		fd = nsfd_open_ns(0, variant->ns->name);
+		if (fd >= 0 && unshare(variant->ns->type))
 			fd = -errno;
 	}
 	if (fd < 0) {
-		TH_LOG("no other %s namespace: %s", variant->name, strerror(-fd));
+		TH_LOG("no other %s namespace: %s", variant->ns->name, strerror(-fd));
 		return fd;
 	}
-	snprintf(want, size, "%s:[%lu]", variant->real_name, (unsigned long)nsfd_fd_ino(fd));
+	snprintf(want, size, "%s:[%lu]", variant->ns->real_name, (unsigned long)nsfd_fd_ino(fd));
 	/* Not joined yet (a fresh pid ns without a reaper has no link). */
-	if (!nsfd_ns_link(0, variant->changes, now, sizeof(now)) && !strcmp(now, want)) {
-		TH_LOG("%s is already %s", variant->changes, want);
+	if (!nsfd_ns_link(0, variant->ns->changes, now, sizeof(now)) && !strcmp(now, want)) {
+		TH_LOG("%s is already %s", variant->ns->changes, want);
 		close(fd);
 		return -EEXIST;
 	}
@@ -144,7 +142,7 @@ static bool joined(const FIXTURE_VARIANT(ns) * variant, const char *want)
 {
 	char now[64];
 
-	return !nsfd_ns_link(0, variant->changes, now, sizeof(now)) && !strcmp(now, want);
+	return !nsfd_ns_link(0, variant->ns->changes, now, sizeof(now)) && !strcmp(now, want);
 }
 
 TEST_F(ns, joins_with_nstype_zero)
@@ -154,7 +152,7 @@ TEST_F(ns, joins_with_nstype_zero)
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(setns(fd, 0), 0) {
-		TH_LOG("setns(%s, 0): %s", variant->name, strerror(errno));
+		TH_LOG("setns(%s, 0): %s", variant->ns->name, strerror(errno));
 	}
 	EXPECT_TRUE(joined(variant, want));
 	close(fd);
@@ -166,8 +164,8 @@ TEST_F(ns, joins_with_its_own_clone_flag)
 	int fd = other_ns(_metadata, variant, want, sizeof(want), false);
 
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(setns(fd, variant->type), 0) {
-		TH_LOG("setns(%s, 0x%x): %s", variant->name, variant->type, strerror(errno));
+	ASSERT_EQ(setns(fd, variant->ns->type), 0) {
+		TH_LOG("setns(%s, 0x%x): %s", variant->ns->name, variant->ns->type, strerror(errno));
 	}
 	EXPECT_TRUE(joined(variant, want));
 	close(fd);
@@ -182,71 +180,207 @@ TEST_F(ns, every_other_flag_is_einval)
 
 	ASSERT_GE(fd, 0);
 	for (i = 0; i < NSFD_NR_FLAGS; i++) {
-		if (nsfd_clone_flags[i].flag == variant->type)
+		if (nsfd_clone_flags[i].flag == variant->ns->type)
 			continue;
 		EXPECT_EQ(setns(fd, nsfd_clone_flags[i].flag), -1) {
-			TH_LOG("setns(%s, %s) succeeded", variant->name, nsfd_clone_flags[i].name);
+			TH_LOG("setns(%s, %s) succeeded", variant->ns->name, nsfd_clone_flags[i].name);
 		}
 		EXPECT_EQ(errno, EINVAL) {
-			TH_LOG("setns(%s, %s): %s", variant->name, nsfd_clone_flags[i].name,
+			TH_LOG("setns(%s, %s): %s", variant->ns->name, nsfd_clone_flags[i].name,
 			       strerror(errno));
 		}
 	}
 	EXPECT_EQ(setns(fd, CLONE_VM), -1);
 	EXPECT_EQ(errno, EINVAL);
-	EXPECT_EQ(setns(fd, variant->type | (variant->type == CLONE_NEWUTS ?
+	EXPECT_EQ(setns(fd, variant->ns->type | (variant->ns->type == CLONE_NEWUTS ?
 					     CLONE_NEWNET : CLONE_NEWUTS)), -1);
 	EXPECT_EQ(errno, EINVAL);
 	EXPECT_FALSE(joined(variant, want));
 	close(fd);
 }
 
-/* The namespace one is in: accepted, except user (EINVAL). */
+/* The namespace one is in: accepted, except user (EINVAL, userns_install()). */
 TEST_F(ns, rejoining_current_namespace)
 {
 	char now[64];
 
-	if (variant->rejoin_errno) {
+	if (variant->ns->type == CLONE_NEWUSER) {
 		ASSERT_EQ(setns(self->current, 0), -1);
-		ASSERT_EQ(errno, variant->rejoin_errno);
+		ASSERT_EQ(errno, EINVAL);
 	} else {
 		ASSERT_EQ(setns(self->current, 0), 0) {
-			TH_LOG("setns(%s, 0): %s", variant->name, strerror(errno));
+			TH_LOG("setns(%s, 0): %s", variant->ns->name, strerror(errno));
 		}
 	}
-	ASSERT_EQ(nsfd_ns_link(0, variant->name, now, sizeof(now)), 0);
+	ASSERT_EQ(nsfd_ns_link(0, variant->ns->name, now, sizeof(now)), 0);
 	EXPECT_STREQ(now, self->current_link);
 }
 
 /*
- * uid 0 without capabilities. The user variant's target is owned by
- * nobody: a user ns that uid 0 created is enterable by uid 0 even without
- * caps (see root_without_caps_joins_child_userns_it_owns).
+ * uid 0 with every capability but CAP_SYS_ADMIN: each *_install() asks
+ * for CAP_SYS_ADMIN, so a kernel that checks another one lets this
+ * through. The user variant's target is owned by nobody: uid 0 has every
+ * cap in a user ns it owns (root_without_caps_joins_child_userns_it_owns).
+ * Then the control: CAP_SYS_ADMIN back, the same call joins.
  */
-TEST_F(ns, eperm_with_capabilities_dropped)
+TEST_F(ns, eperm_without_cap_sys_admin)
 {
 	char want[64];
-	int fd = other_ns(_metadata, variant, want, sizeof(want), true);
+	__u64 before;
+	int fd;
 
-	if (fd == -EOPNOTSUPP)
-		SKIP(return, "kernel.unprivileged_userns_clone is 0");
+	if (variant->ns->type == CLONE_NEWUSER)
+		NSFD_REQUIRE_USERNS(true);
+	fd = other_ns(_metadata, variant, want, sizeof(want), true);
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(nsfd_set_caps(0), 0);
-	ASSERT_EQ(nsfd_get_caps(), 0ULL);
+	before = nsfd_get_caps();
+	ASSERT_EQ(nsfd_lower_caps(CAP(CAP_SYS_ADMIN)), 0);
+	ASSERT_EQ(nsfd_get_caps(), before & ~CAP(CAP_SYS_ADMIN));
 	ASSERT_EQ(setns(fd, 0), -1);
 	ASSERT_EQ(errno, EPERM);
 	EXPECT_FALSE(joined(variant, want));
+	ASSERT_EQ(nsfd_raise_caps(CAP(CAP_SYS_ADMIN)), 0);
+	ASSERT_EQ(setns(fd, 0), 0) {
+		TH_LOG("with CAP_SYS_ADMIN back: %s", strerror(errno));
+	}
+	EXPECT_TRUE(joined(variant, want));
+	close(fd);
+}
+
+/* A child in a user ns that root owns creates a namespace of @type there. */
+static int unshare_in_owned_userns(void *arg)
+{
+	int type = *(int *)arg, err;
+	pid_t pid;
+
+	err = nsfd_unshare_userns(0);
+	if (err)
+		return err;
+	if (unshare(type))
+		return -errno;
+	if (type != CLONE_NEWPID)
+		return 0;
+	/* pid_for_children has a link once the new pid ns has its init. */
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		nsfd_child_wait_release();
+		_exit(0);
+	}
+	return 0;
+}
+
+/*
+ * The second check of each *_install(): CAP_SYS_ADMIN over the caller's
+ * own user ns (nsset->cred->user_ns). The target is owned by a user ns
+ * that root owns, so the check over the target's owner passes even
+ * without CAP_SYS_ADMIN; only the caller-side check can refuse. user has
+ * no caller-side check (userns_install()): there root joins.
+ */
+TEST_F(ns, caller_side_check_without_cap_sys_admin)
+{
+	int type = variant->ns->type, fd, err;
+	struct nsfd_child c;
+	char want[64];
+
+	NSFD_REQUIRE_USERNS(false);
+	if (type == CLONE_NEWUSER) {
+		fd = nsfd_child_userns(false);
+	} else {
+		err = nsfd_child_start(&c, unshare_in_owned_userns, &type);
+		ASSERT_EQ(err, 0) {
+			TH_LOG("child: %s", strerror(-err));
+		}
+		fd = nsfd_open_ns(c.pid, variant->ns->changes);
+		nsfd_child_finish(&c);
+	}
+	ASSERT_GE(fd, 0);
+	snprintf(want, sizeof(want), "%s:[%lu]", variant->ns->real_name,
+		 (unsigned long)nsfd_fd_ino(fd));
+	ASSERT_EQ(nsfd_lower_caps(CAP(CAP_SYS_ADMIN)), 0);
+	if (type == CLONE_NEWUSER) {
+		ASSERT_EQ(setns(fd, 0), 0);
+		EXPECT_TRUE(joined(variant, want));
+		close(fd);
+		return;
+	}
+	ASSERT_EQ(setns(fd, 0), -1);
+	ASSERT_EQ(errno, EPERM);
+	EXPECT_FALSE(joined(variant, want));
+	ASSERT_EQ(nsfd_raise_caps(CAP(CAP_SYS_ADMIN)), 0);
+	ASSERT_EQ(setns(fd, 0), 0) {
+		TH_LOG("with CAP_SYS_ADMIN back: %s", strerror(errno));
+	}
+	EXPECT_TRUE(joined(variant, want));
+	close(fd);
+}
+
+/* Error order: the type check answers before any capability check. */
+TEST_F(ns, wrong_flag_without_cap_sys_admin_is_einval)
+{
+	int wrong = variant->ns->type == CLONE_NEWUTS ? CLONE_NEWNET : CLONE_NEWUTS;
+	char want[64];
+	int fd;
+
+	if (variant->ns->type == CLONE_NEWUSER)
+		NSFD_REQUIRE_USERNS(true);
+	fd = other_ns(_metadata, variant, want, sizeof(want), true);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(nsfd_lower_caps(CAP(CAP_SYS_ADMIN)), 0);
+	ASSERT_EQ(setns(fd, wrong), -1);
+	ASSERT_EQ(errno, EINVAL);
+	ASSERT_EQ(setns(fd, 0), -1);
+	ASSERT_EQ(errno, EPERM);
+	close(fd);
+}
+
+/* mntns_install() also wants CAP_SYS_CHROOT over the caller's user ns. */
+TEST(mnt_eperm_without_cap_sys_chroot)
+{
+	__u64 before;
+	int fd;
+
+	NSFD_REQUIRE_ROOT();
+	fd = nsfd_detached_ns(CLONE_NEWNS, "mnt", "mnt");
+	ASSERT_GE(fd, 0);
+	before = nsfd_get_caps();
+	ASSERT_EQ(nsfd_lower_caps(CAP(CAP_SYS_CHROOT)), 0);
+	ASSERT_EQ(nsfd_get_caps(), before & ~CAP(CAP_SYS_CHROOT));
+	ASSERT_EQ(setns(fd, CLONE_NEWNS), -1);
+	ASSERT_EQ(errno, EPERM);
+	ASSERT_EQ(nsfd_raise_caps(CAP(CAP_SYS_CHROOT)), 0);
+	ASSERT_EQ(setns(fd, CLONE_NEWNS), 0);
+	EXPECT_EQ(nsfd_self_ino("mnt"), nsfd_fd_ino(fd));
+	close(fd);
+}
+
+/* Error order: userns_install() refuses the current user ns before caps. */
+TEST(user_rejoin_without_cap_sys_admin_is_einval)
+{
+	int fd;
+
+	NSFD_REQUIRE_ROOT();
+	NSFD_REQUIRE_NS(CLONE_NEWUSER);
+	fd = nsfd_open_ns(0, "user");
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(nsfd_lower_caps(CAP(CAP_SYS_ADMIN)), 0);
+	ASSERT_EQ(setns(fd, CLONE_NEWUSER), -1);
+	ASSERT_EQ(errno, EINVAL);
 	close(fd);
 }
 
 TEST_F(ns, eperm_as_uid_65534)
 {
 	char want[64];
-	int fd = other_ns(_metadata, variant, want, sizeof(want), false);
+	int fd;
 
+	if (variant->ns->type == CLONE_NEWUSER)
+		NSFD_REQUIRE_USERNS(false);
+	fd = other_ns(_metadata, variant, want, sizeof(want), false);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(nsfd_become_nobody(), 0);
-	ASSERT_EQ(setns(fd, variant->type), -1);
+	ASSERT_EQ(setns(fd, variant->ns->type), -1);
 	ASSERT_EQ(errno, EPERM);
 	EXPECT_FALSE(joined(variant, want));
 	close(fd);
@@ -255,6 +389,7 @@ TEST_F(ns, eperm_as_uid_65534)
 /* Full caps in a new user ns give none over a namespace owned outside it. */
 TEST_F(ns, eperm_from_child_userns_toward_initial_namespace)
 {
+	NSFD_REQUIRE_USERNS(false);
 	ASSERT_EQ(unshare(CLONE_NEWUSER), 0);
 	ASSERT_EQ(setns(self->current, 0), -1);
 	ASSERT_EQ(errno, EPERM);
@@ -263,8 +398,11 @@ TEST_F(ns, eperm_from_child_userns_toward_initial_namespace)
 /* security/commoncap.c cap_capable(): the owner of a child user ns has every cap in it. */
 TEST(root_without_caps_joins_child_userns_it_owns)
 {
-	int fd = nsfd_child_userns(false);
+	int fd;
 
+	NSFD_REQUIRE_ROOT();
+	NSFD_REQUIRE_USERNS(false);
+	fd = nsfd_child_userns(false);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(nsfd_set_caps(0), 0);
 	ASSERT_EQ(setns(fd, CLONE_NEWUSER), 0) {
@@ -274,15 +412,16 @@ TEST(root_without_caps_joins_child_userns_it_owns)
 	close(fd);
 }
 
+/* mnt: the one entry every config has. */
 TEST(closed_fd_is_ebadf)
 {
-	int fd = nsfd_open_ns(0, "net");
+	int fd = nsfd_open_ns(0, "mnt");
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(close(fd), 0);
 	ASSERT_EQ(setns(fd, 0), -1);
 	ASSERT_EQ(errno, EBADF);
-	ASSERT_EQ(setns(fd, CLONE_NEWNET), -1);
+	ASSERT_EQ(setns(fd, CLONE_NEWNS), -1);
 	ASSERT_EQ(errno, EBADF);
 }
 
@@ -290,19 +429,26 @@ TEST(minus_one_is_ebadf)
 {
 	ASSERT_EQ(setns(-1, 0), -1);
 	ASSERT_EQ(errno, EBADF);
-	ASSERT_EQ(setns(-1, CLONE_NEWNET), -1);
+	ASSERT_EQ(setns(-1, CLONE_NEWNS), -1);
+	ASSERT_EQ(errno, EBADF);
+}
+
+/* Error order: the fd is looked up before the flags are read. */
+TEST(minus_one_with_unknown_flag_is_ebadf)
+{
+	ASSERT_EQ(setns(-1, CLONE_VM), -1);
 	ASSERT_EQ(errno, EBADF);
 }
 
 /* fdget() does not return O_PATH files (fs/file.c). */
-TEST(o_path_fd_of_netns_is_ebadf)
+TEST(o_path_fd_of_ns_is_ebadf)
 {
-	int fd = open("/proc/self/ns/net", O_PATH | O_CLOEXEC);
+	int fd = open("/proc/self/ns/mnt", O_PATH | O_CLOEXEC);
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(setns(fd, 0), -1);
 	ASSERT_EQ(errno, EBADF);
-	ASSERT_EQ(setns(fd, CLONE_NEWNET), -1);
+	ASSERT_EQ(setns(fd, CLONE_NEWNS), -1);
 	ASSERT_EQ(errno, EBADF);
 	close(fd);
 }
@@ -340,22 +486,22 @@ TEST(eventfd_is_einval)
 	assert_not_a_namespace(_metadata, eventfd(0, EFD_CLOEXEC), "eventfd");
 }
 
-/* pidfd forms: a child in its own uts, ipc and net namespaces. */
-static int child_own_uts_ipc_net(void *arg)
+/* pidfd forms: a child in its own uts and ipc namespaces. */
+static int child_own_uts_ipc(void *arg)
 {
 	(void)arg;
-	if (unshare(CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET))
+	if (unshare(CLONE_NEWUTS | CLONE_NEWIPC))
 		return -errno;
 	return nsfd_err(sethostname("nsfd-pidfd", strlen("nsfd-pidfd")));
 }
 
 /* Start that child; a pidfd for it. */
-static int pidfd_of_child_own_uts_ipc_net(struct __test_metadata *_metadata,
+static int pidfd_of_child_own_uts_ipc(struct __test_metadata *_metadata,
 					  struct nsfd_child *c)
 {
 	int pidfd;
 
-	ASSERT_EQ(nsfd_child_start(c, child_own_uts_ipc_net, NULL), 0);
+	ASSERT_EQ(nsfd_child_start(c, child_own_uts_ipc, NULL), 0);
 	pidfd = sys_pidfd_open(c->pid, 0);
 	ASSERT_GE(pidfd, 0);
 	return pidfd;
@@ -375,7 +521,9 @@ TEST(pidfd_with_one_flag_joins_only_that_namespace)
 	struct utsname u;
 	int pidfd;
 
-	pidfd = pidfd_of_child_own_uts_ipc_net(_metadata, &c);
+	NSFD_REQUIRE_ROOT();
+	NSFD_REQUIRE_NS(CLONE_NEWUTS | CLONE_NEWIPC);
+	pidfd = pidfd_of_child_own_uts_ipc(_metadata, &c);
 	ASSERT_EQ(setns(pidfd, CLONE_NEWUTS), 0) {
 		TH_LOG("setns(pidfd, CLONE_NEWUTS): %s", strerror(errno));
 	}
@@ -383,7 +531,6 @@ TEST(pidfd_with_one_flag_joins_only_that_namespace)
 	ASSERT_EQ(uname(&u), 0);
 	EXPECT_STREQ(u.nodename, "nsfd-pidfd");
 	EXPECT_FALSE(same_ns_as(c.pid, "ipc"));
-	EXPECT_FALSE(same_ns_as(c.pid, "net"));
 	close(pidfd);
 	ASSERT_EQ(nsfd_child_finish(&c), 0);
 }
@@ -393,13 +540,14 @@ TEST(pidfd_with_several_flags_joins_each)
 	struct nsfd_child c;
 	int pidfd;
 
-	pidfd = pidfd_of_child_own_uts_ipc_net(_metadata, &c);
-	ASSERT_EQ(setns(pidfd, CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET), 0) {
-		TH_LOG("setns(pidfd, UTS|IPC|NET): %s", strerror(errno));
+	NSFD_REQUIRE_ROOT();
+	NSFD_REQUIRE_NS(CLONE_NEWUTS | CLONE_NEWIPC);
+	pidfd = pidfd_of_child_own_uts_ipc(_metadata, &c);
+	ASSERT_EQ(setns(pidfd, CLONE_NEWUTS | CLONE_NEWIPC), 0) {
+		TH_LOG("setns(pidfd, UTS|IPC): %s", strerror(errno));
 	}
 	EXPECT_TRUE(same_ns_as(c.pid, "uts"));
 	EXPECT_TRUE(same_ns_as(c.pid, "ipc"));
-	EXPECT_TRUE(same_ns_as(c.pid, "net"));
 	close(pidfd);
 	ASSERT_EQ(nsfd_child_finish(&c), 0);
 }
@@ -410,7 +558,9 @@ TEST(pidfd_with_flags_zero_or_unknown_is_einval)
 	struct nsfd_child c;
 	int pidfd;
 
-	pidfd = pidfd_of_child_own_uts_ipc_net(_metadata, &c);
+	NSFD_REQUIRE_ROOT();
+	NSFD_REQUIRE_NS(CLONE_NEWUTS | CLONE_NEWIPC);
+	pidfd = pidfd_of_child_own_uts_ipc(_metadata, &c);
 	EXPECT_EQ(setns(pidfd, 0), -1);
 	EXPECT_EQ(errno, EINVAL);
 	EXPECT_EQ(setns(pidfd, CLONE_VM), -1);
@@ -427,6 +577,33 @@ TEST(pidfd_of_reaped_child_is_esrch)
 	int pidfd = nsfd_pidfd_of_reaped_child();
 
 	ASSERT_GE(pidfd, 0);
+	ASSERT_EQ(setns(pidfd, CLONE_NEWUTS), -1);
+	ASSERT_EQ(errno, ESRCH);
+	close(pidfd);
+}
+
+/* Error order: check_setns_flags() answers before the task is looked up. */
+TEST(pidfd_of_reaped_child_with_flags_zero_is_einval)
+{
+	int pidfd = nsfd_pidfd_of_reaped_child();
+
+	ASSERT_GE(pidfd, 0);
+	ASSERT_EQ(setns(pidfd, 0), -1);
+	ASSERT_EQ(errno, EINVAL);
+	ASSERT_EQ(setns(pidfd, CLONE_NEWUTS | CLONE_VM), -1);
+	ASSERT_EQ(errno, EINVAL);
+	close(pidfd);
+}
+
+/* Error order: a gone task is ESRCH before any permission is checked. */
+TEST(pidfd_of_reaped_child_as_uid_65534_is_esrch)
+{
+	int pidfd;
+
+	NSFD_REQUIRE_ROOT();
+	pidfd = nsfd_pidfd_of_reaped_child();
+	ASSERT_GE(pidfd, 0);
+	ASSERT_EQ(nsfd_become_nobody(), 0);
 	ASSERT_EQ(setns(pidfd, CLONE_NEWUTS), -1);
 	ASSERT_EQ(errno, ESRCH);
 	close(pidfd);
@@ -483,33 +660,65 @@ static int nobody_setns_by_pidfd(struct __test_metadata *_metadata, bool dumpabl
 
 TEST(pidfd_unprivileged_joins_userns_of_own_uid)
 {
-	if (!nsfd_unpriv_userns_allowed())
-		SKIP(return, "kernel.unprivileged_userns_clone is 0");
+	NSFD_REQUIRE_NS(CLONE_NEWUTS);
+	NSFD_REQUIRE_USERNS(true);
 	ASSERT_EQ(nobody_setns_by_pidfd(_metadata, true), 0);
 }
 
 TEST(pidfd_of_non_dumpable_task_is_eperm)
 {
-	if (!nsfd_unpriv_userns_allowed())
-		SKIP(return, "kernel.unprivileged_userns_clone is 0");
+	NSFD_REQUIRE_NS(CLONE_NEWUTS);
+	NSFD_REQUIRE_USERNS(true);
 	ASSERT_EQ(nobody_setns_by_pidfd(_metadata, false), EPERM);
+}
+
+/*
+ * setns(@fd, CLONE_NEWPID) from a child in a new pid ns below ours, with
+ * CAP_SYS_ADMIN lowered first when @lower: the child's errno.
+ */
+static int setns_pid_from_below(int fd, bool lower)
+{
+	int status;
+	pid_t pid;
+
+	if (unshare(CLONE_NEWPID))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (lower && nsfd_lower_caps(CAP(CAP_SYS_ADMIN)))
+			_exit(100);
+		_exit(setns(fd, CLONE_NEWPID) ? errno : 0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
 }
 
 /* pidns_install(): only the active pid namespace or one below it. */
 TEST(pid_ns_above_the_active_one_is_einval)
 {
-	int fd = nsfd_open_ns(0, "pid"), status;
-	pid_t pid;
+	int fd;
 
+	NSFD_REQUIRE_ROOT();
+	NSFD_REQUIRE_NS(CLONE_NEWPID);
+	fd = nsfd_open_ns(0, "pid");
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(unshare(CLONE_NEWPID), 0);
-	pid = fork();
-	ASSERT_GE(pid, 0);
-	if (pid == 0)
-		_exit(setns(fd, CLONE_NEWPID) ? errno : 0);
-	ASSERT_EQ(waitpid(pid, &status, 0), pid);
-	ASSERT_TRUE(WIFEXITED(status));
-	ASSERT_EQ(WEXITSTATUS(status), EINVAL);
+	ASSERT_EQ(setns_pid_from_below(fd, false), EINVAL);
+	close(fd);
+}
+
+/* Error order: pidns_install() checks capabilities before the ancestry. */
+TEST(pid_ns_above_without_cap_sys_admin_is_eperm)
+{
+	int fd;
+
+	NSFD_REQUIRE_ROOT();
+	NSFD_REQUIRE_NS(CLONE_NEWPID);
+	fd = nsfd_open_ns(0, "pid");
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(setns_pid_from_below(fd, true), EPERM);
 	close(fd);
 }
 
@@ -522,8 +731,11 @@ static void *block_on_fd(void *arg)
 	return NULL;
 }
 
-/* Run setns(@fd, @type) while a second thread exists; its errno. */
-static int setns_with_a_thread(int fd, int type)
+/*
+ * Run setns(@fd, @type) while a second thread exists, with @lower taken
+ * out of the effective set first; its errno.
+ */
+static int setns_with_a_thread_lowered(int fd, int type, __u64 lower)
 {
 	pthread_t thread;
 	int p[2], ret;
@@ -532,6 +744,9 @@ static int setns_with_a_thread(int fd, int type)
 		return -1;
 	if (pthread_create(&thread, NULL, block_on_fd, &p[0]))
 		return -1;
+	/* capset() changes the calling thread only. */
+	if (lower && nsfd_lower_caps(lower))
+		return -1;
 	ret = setns(fd, type) ? errno : 0;
 	close(p[1]);
 	pthread_join(thread, NULL);
@@ -539,34 +754,247 @@ static int setns_with_a_thread(int fd, int type)
 	return ret;
 }
 
+static int setns_with_a_thread(int fd, int type)
+{
+	return setns_with_a_thread_lowered(fd, type, 0);
+}
+
 /* timens_install(): EUSERS unless single-threaded. */
 TEST(time_ns_from_multithreaded_process_is_eusers)
 {
-	int fd = nsfd_detached_ns(CLONE_NEWTIME, "time", "time_for_children");
+	int fd;
 
+	NSFD_REQUIRE_ROOT();
+	NSFD_REQUIRE_NS(CLONE_NEWTIME);
+	fd = nsfd_detached_ns(CLONE_NEWTIME, "time", "time_for_children");
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(setns_with_a_thread(fd, CLONE_NEWTIME), EUSERS);
+	close(fd);
+}
+
+/* Error order: timens_install() counts threads before capabilities. */
+TEST(time_ns_multithreaded_without_cap_sys_admin_is_eusers)
+{
+	int fd;
+
+	NSFD_REQUIRE_ROOT();
+	NSFD_REQUIRE_NS(CLONE_NEWTIME);
+	fd = nsfd_detached_ns(CLONE_NEWTIME, "time", "time_for_children");
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(setns_with_a_thread_lowered(fd, CLONE_NEWTIME, CAP(CAP_SYS_ADMIN)), EUSERS);
 	close(fd);
 }
 
 /* userns_install(): tasks of one thread group share a user namespace. */
 TEST(user_ns_from_multithreaded_process_is_einval)
 {
-	int fd = nsfd_child_userns(false);
+	int fd;
 
+	NSFD_REQUIRE_ROOT();
+	NSFD_REQUIRE_USERNS(false);
+	fd = nsfd_child_userns(false);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(setns_with_a_thread(fd, CLONE_NEWUSER), EINVAL);
+	close(fd);
+}
+
+/*
+ * Error order: userns_install() refuses a thread group before it checks
+ * CAP_SYS_ADMIN over the target (owned by nobody: no cap there at all).
+ */
+TEST(user_ns_multithreaded_without_cap_sys_admin_is_einval)
+{
+	int fd;
+
+	NSFD_REQUIRE_ROOT();
+	NSFD_REQUIRE_USERNS(true);
+	fd = nsfd_child_userns(true);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(setns_with_a_thread_lowered(fd, CLONE_NEWUSER, CAP(CAP_SYS_ADMIN)), EINVAL);
 	close(fd);
 }
 
 /* mntns_install(): EINVAL while the fs_struct is shared (threads share it). */
 TEST(mnt_ns_with_shared_fs_struct_is_einval)
 {
-	int fd = nsfd_detached_ns(CLONE_NEWNS, "mnt", "mnt");
+	int fd;
 
+	NSFD_REQUIRE_ROOT();
+	fd = nsfd_detached_ns(CLONE_NEWNS, "mnt", "mnt");
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(setns_with_a_thread(fd, CLONE_NEWNS), EINVAL);
 	close(fd);
+}
+
+/* Error order: mntns_install() checks capabilities before fs->users. */
+TEST(mnt_ns_shared_fs_struct_without_cap_sys_admin_is_eperm)
+{
+	int fd;
+
+	NSFD_REQUIRE_ROOT();
+	fd = nsfd_detached_ns(CLONE_NEWNS, "mnt", "mnt");
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(setns_with_a_thread_lowered(fd, CLONE_NEWNS, CAP(CAP_SYS_ADMIN)), EPERM);
+	close(fd);
+}
+
+/*
+ * A pidfd with every CLONE_NEW* flag at once (mainline's
+ * pidfd_setns_test pidfd_one_shot_setns): the target is a grandchild in
+ * new namespaces of every type the kernel has, all owned by a user ns
+ * that root owns, so each install passes. The grandchild's pid is shared
+ * through @arg (a MAP_SHARED page).
+ */
+static int all_types(void)
+{
+	int flags = 0;
+	unsigned int i;
+
+	for (i = 0; i < NSFD_NR_NS; i++)
+		if (!nsfd_ns_missing(nsfd_ns_entries[i].type))
+			flags |= nsfd_ns_entries[i].type;
+	return flags;
+}
+
+static int grandchild_in_new_namespaces(void *arg)
+{
+	pid_t *shared = arg, pid;
+	int err;
+
+	err = nsfd_unshare_userns(all_types() & ~CLONE_NEWUSER);
+	if (err)
+		return err;
+	if (sethostname("nsfd-all", strlen("nsfd-all")))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		nsfd_child_wait_release();
+		_exit(0);
+	}
+	*shared = pid;
+	return 0;
+}
+
+/* Every entry of ours names what the target's names (pid: its pid_for_children). */
+static void assert_in_namespaces_of(struct __test_metadata *_metadata, pid_t pid, bool want)
+{
+	char mine[64], theirs[64];
+	unsigned int i;
+
+	for (i = 0; i < NSFD_NR_NS; i++) {
+		const char *name = nsfd_ns_entries[i].name;
+
+		if (nsfd_ns_missing(nsfd_ns_entries[i].type) || !strcmp(name, "pid"))
+			continue;
+		ASSERT_EQ(nsfd_ns_link(0, name, mine, sizeof(mine)), 0);
+		ASSERT_EQ(nsfd_ns_link(pid, !strcmp(name, "pid_for_children") ? "pid" : name,
+				       theirs, sizeof(theirs)), 0);
+		EXPECT_EQ(!strcmp(mine, theirs), want) {
+			TH_LOG("%s: ours %s, target's %s", name, mine, theirs);
+		}
+	}
+}
+
+TEST(pidfd_with_every_flag_joins_every_namespace)
+{
+	pid_t *target;
+	struct nsfd_child c;
+	struct utsname u;
+	int pidfd, err;
+
+	NSFD_REQUIRE_ROOT();
+	NSFD_REQUIRE_USERNS(false);
+	target = mmap(NULL, sizeof(*target), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(target, MAP_FAILED);
+	err = nsfd_child_start(&c, grandchild_in_new_namespaces, target);
+	ASSERT_EQ(err, 0) {
+		TH_LOG("child: %s", strerror(-err));
+	}
+	pidfd = sys_pidfd_open(*target, 0);
+	ASSERT_GE(pidfd, 0);
+	assert_in_namespaces_of(_metadata, *target, false);
+	ASSERT_EQ(setns(pidfd, all_types()), 0) {
+		TH_LOG("setns(pidfd, 0x%x): %s", all_types(), strerror(errno));
+	}
+	assert_in_namespaces_of(_metadata, *target, true);
+	ASSERT_EQ(uname(&u), 0);
+	EXPECT_STREQ(u.nodename, "nsfd-all");
+	close(pidfd);
+	ASSERT_EQ(nsfd_child_finish(&c), 0);
+}
+
+/*
+ * All or nothing: validate_nsset() installs user, mnt, uts, ipc, pid,
+ * cgroup, net, time in that order into a copy and commits only if every
+ * one passed. Here uts and ipc would pass, pid fails (the target's pid
+ * ns is above ours: EINVAL), and we must still be where we were.
+ */
+TEST(pidfd_setns_is_all_or_nothing)
+{
+	char uts[64], ipc[64], now[64];
+	struct nsfd_child c;
+	int pidfd, status;
+	pid_t pid;
+
+	NSFD_REQUIRE_ROOT();
+	NSFD_REQUIRE_NS(CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWPID);
+	ASSERT_EQ(nsfd_child_start(&c, child_own_uts_ipc, NULL), 0);
+	pidfd = sys_pidfd_open(c.pid, 0);
+	ASSERT_GE(pidfd, 0);
+	ASSERT_EQ(unshare(CLONE_NEWPID), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		int ret;
+
+		if (nsfd_ns_link(0, "uts", uts, sizeof(uts)) ||
+		    nsfd_ns_link(0, "ipc", ipc, sizeof(ipc)))
+			_exit(101);
+		ret = setns(pidfd, CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWPID) ? errno : 0;
+		if (nsfd_ns_link(0, "uts", now, sizeof(now)) || strcmp(now, uts))
+			_exit(102);
+		if (nsfd_ns_link(0, "ipc", now, sizeof(now)) || strcmp(now, ipc))
+			_exit(103);
+		_exit(ret);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_NE(WEXITSTATUS(status), 102) {
+		TH_LOG("uts changed by a setns that failed");
+	}
+	EXPECT_NE(WEXITSTATUS(status), 103) {
+		TH_LOG("ipc changed by a setns that failed");
+	}
+	EXPECT_EQ(WEXITSTATUS(status), EINVAL);
+	close(pidfd);
+	ASSERT_EQ(nsfd_child_finish(&c), 0);
+}
+
+/* The same with the last type failing: time from a thread group (EUSERS). */
+TEST(pidfd_setns_failing_on_time_changes_nothing)
+{
+	char uts[64], ipc[64], now[64];
+	struct nsfd_child c;
+	int pidfd, type = CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWTIME;
+
+	NSFD_REQUIRE_ROOT();
+	NSFD_REQUIRE_NS(type);
+	ASSERT_EQ(nsfd_child_start(&c, nsfd_do_unshare, &type), 0);
+	pidfd = sys_pidfd_open(c.pid, 0);
+	ASSERT_GE(pidfd, 0);
+	ASSERT_EQ(nsfd_ns_link(0, "uts", uts, sizeof(uts)), 0);
+	ASSERT_EQ(nsfd_ns_link(0, "ipc", ipc, sizeof(ipc)), 0);
+	EXPECT_FALSE(same_ns_as(c.pid, "uts"));
+	ASSERT_EQ(setns_with_a_thread(pidfd, type), EUSERS);
+	ASSERT_EQ(nsfd_ns_link(0, "uts", now, sizeof(now)), 0);
+	EXPECT_STREQ(now, uts);
+	ASSERT_EQ(nsfd_ns_link(0, "ipc", now, sizeof(now)), 0);
+	EXPECT_STREQ(now, ipc);
+	close(pidfd);
+	ASSERT_EQ(nsfd_child_finish(&c), 0);
 }
 
 /*
@@ -619,6 +1047,9 @@ FIXTURE(sem) {
 
 FIXTURE_SETUP(sem)
 {
+	self->other = self->here = -1;
+	NSFD_REQUIRE_ROOT();
+	NSFD_REQUIRE_NS(CLONE_NEWIPC);
 	self->other = nsfd_detached_ns(CLONE_NEWIPC, "ipc", "ipc");
 	ASSERT_GE(self->other, 0);
 	ASSERT_EQ(unshare(CLONE_NEWIPC), 0);
@@ -630,8 +1061,10 @@ FIXTURE_SETUP(sem)
 
 FIXTURE_TEARDOWN(sem)
 {
-	close(self->other);
-	close(self->here);
+	if (self->other >= 0)
+		close(self->other);
+	if (self->here >= 0)
+		close(self->here);
 }
 
 TEST_F(sem, setns_to_other_ipc_ns_applies_semadj)
@@ -648,11 +1081,11 @@ TEST_F(sem, setns_to_same_ipc_ns_applies_semadj_too)
 /* The control: a setns of another type leaves the undo pending. */
 TEST_F(sem, setns_of_other_type_keeps_semadj)
 {
-	int uts = nsfd_open_ns(0, "uts");
+	int cgroup = nsfd_open_ns(0, "cgroup");
 
-	ASSERT_GE(uts, 0);
-	ASSERT_EQ(semval_after_worker_setns(_metadata, self->semid, uts, CLONE_NEWUTS), 3);
-	close(uts);
+	ASSERT_GE(cgroup, 0);
+	ASSERT_EQ(semval_after_worker_setns(_metadata, self->semid, cgroup, CLONE_NEWCGROUP), 3);
+	close(cgroup);
 }
 
 TEST_F(sem, semaphore_is_not_visible_from_other_ipc_ns)

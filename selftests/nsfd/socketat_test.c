@@ -4,12 +4,21 @@
  *
  * nsfd -1 is socket(2); an nsfs fd of a net namespace, or a pidfd (that
  * task's netns), creates the socket in that netns for its whole life.
- * Errors in order: EBADF, EINVAL (not a netns fd nor a pidfd), ESRCH
- * (pidfd of a task that is gone), EPERM (no CAP_NET_ADMIN over the owner
- * of a netns other than the caller's; ptrace read access for a pidfd),
- * then whatever socket(2) gives in the target netns.
+ * Errors in order: EBADF (not an open fd, O_PATH fds too), EINVAL (neither
+ * a netns file nor a pidfd), for a pidfd EPERM when the caller may not
+ * ptrace-read the task (PTRACE_MODE_READ_REALCREDS, checked first) and
+ * ESRCH when the task is gone (reaped, or a zombie without namespaces),
+ * EPERM when the target is not the caller's netns and the caller lacks
+ * CAP_SYS_ADMIN over the user namespace that owns it (what setns(2) would
+ * need; CAP_NET_ADMIN is not enough), then whatever socket(2) gives in
+ * the target netns.
  *
- * On a kernel without the syscall every test skips with the same reason.
+ * Whether the syscall exists is decided by the tree's own uapi headers
+ * (__NR_socketat, from the headers the kselftest build installs; no number
+ * is written here) and by a probe that must return an AF_UNIX socket.
+ * Otherwise every test skips with one of the SOCKETAT_* reasons below;
+ * the ENOSYS one starts with "socketat not implemented", which the
+ * pipeline treats as a failure on a patched tree.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -22,64 +31,175 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <asm/unistd.h>
 #include <linux/netlink.h>
+#include <linux/sockios.h>
 
 #include "nsfd_helpers.h"
 #include "../kselftest_harness.h"
 
-#ifndef __NR_socketat
-	#if defined __alpha__
-		#define __NR_socketat 573
-	#elif defined _MIPS_SIM
-		#if _MIPS_SIM == _MIPS_SIM_ABI32
-			#define __NR_socketat 4463	/* o32 */
-		#endif
-		#if _MIPS_SIM == _MIPS_SIM_NABI32
-			#define __NR_socketat 6463	/* n32 */
-		#endif
-		#if _MIPS_SIM == _MIPS_SIM_ABI64
-			#define __NR_socketat 5463	/* n64 */
-		#endif
-	#else
-		#define __NR_socketat 463
-	#endif
+/*
+ * PIDFD_GET_NET_NAMESPACE (6.11) from the tree's <linux/pidfd.h>. That
+ * header pulls in <linux/fcntl.h>, whose struct flock clashes with
+ * glibc's <fcntl.h>; pidfd.h needs nothing of it that glibc lacks.
+ */
+#ifndef _LINUX_FCNTL_H
+#define _LINUX_FCNTL_H
+#define SAT_UNDEF_LINUX_FCNTL_H
+#endif
+#include <linux/pidfd.h>
+#ifdef SAT_UNDEF_LINUX_FCNTL_H
+#undef _LINUX_FCNTL_H
+#undef SAT_UNDEF_LINUX_FCNTL_H
 #endif
 
-static inline int sys_socketat(int nsfd, int family, int type, int protocol)
+#define SOCKETAT_NO_NR		"socketat not in this tree's uapi headers (no __NR_socketat)"
+#define SOCKETAT_MISSING	"socketat not implemented (ENOSYS)"
+
+#define SAT_OTHER_UID	65533	/* an unprivileged uid that is not 65534 */
+
+#ifdef __NR_socketat
+static int sys_socketat(int nsfd, int family, int type, int protocol)
 {
 	return syscall(__NR_socketat, nsfd, family, type, protocol);
 }
-
-#define SOCKETAT_MISSING	"socketat not implemented (ENOSYS)"
-
-/* Every fixture's setup starts with this: one reason for every skip. */
-static bool socketat_missing(void)
+#else
+static int sys_socketat(int nsfd, int family, int type, int protocol)
 {
-	int fd = sys_socketat(-1, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	(void)nsfd;
+	(void)family;
+	(void)type;
+	(void)protocol;
+	errno = ENOSYS;
+	return -1;
+}
+#endif
 
-	if (fd >= 0) {
-		close(fd);
-		return false;
+static int sockopt(int s, int opt)
+{
+	socklen_t len = sizeof(int);
+	int v = -1;
+
+	if (getsockopt(s, SOL_SOCKET, opt, &v, &len))
+		return -errno;
+	return v;
+}
+
+#ifdef __NR_socketat
+/* The lowest fd number that is not open: where a new fd must land. */
+static int sat_lowest_free_fd(void)
+{
+	int fd = 0;
+
+	while (fcntl(fd, F_GETFD) != -1)
+		fd++;
+	return fd;
+}
+
+/* @fd is a socket of @family and @type. */
+static bool sat_is_socket(int fd, int family, int type)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && S_ISSOCK(st.st_mode) && sockopt(fd, SO_DOMAIN) == family &&
+	       sockopt(fd, SO_TYPE) == type;
+}
+#endif
+
+/*
+ * NULL when socketat is there; else why every socketat test skips. The
+ * probe, socketat(-1, AF_UNIX, SOCK_DGRAM, 0), must return a new fd (the
+ * lowest free one) that is an AF_UNIX datagram socket: an errno other
+ * than ENOSYS, or anything that is not such a socket, means that another
+ * syscall owns the number in this kernel.
+ */
+static const char *socketat_skip_reason(void)
+{
+#ifndef __NR_socketat
+	return SOCKETAT_NO_NR;
+#else
+	static char why[192];
+	int expect = sat_lowest_free_fd(), err;
+	long ret;
+
+	errno = 0;
+	ret = syscall(__NR_socketat, -1, AF_UNIX, SOCK_DGRAM, 0);
+	err = errno;
+	if (ret < 0 && err == ENOSYS)
+		return SOCKETAT_MISSING;
+	if (ret < 0) {
+		snprintf(why, sizeof(why),
+			 "syscall %d is not socketat here (probe returned %ld / errno %d, %s)",
+			 (int)__NR_socketat, ret, err, strerror(err));
+		return why;
 	}
-	return errno == ENOSYS;
+	if (ret != expect || !sat_is_socket((int)ret, AF_UNIX, SOCK_DGRAM)) {
+		snprintf(why, sizeof(why),
+			 "syscall %d is not socketat here (probe returned %ld: no new socket)",
+			 (int)__NR_socketat, ret);
+		if (ret == expect)
+			close((int)ret);
+		return why;
+	}
+	close((int)ret);
+	return NULL;
+#endif
 }
 
 /* A type bit that is neither SOCK_TYPE_MASK nor SOCK_CLOEXEC/SOCK_NONBLOCK. */
 static const int unknown_type_bits[] = { 0x10, 0x40, 0x1000, 0x40000000 };
 
+static bool unknown_type_bit(int bit)
+{
+	return !(bit & (SOCK_CLOEXEC | SOCK_NONBLOCK | 0xf));
+}
+
+/* The names of the errnos these tests meet; others as "errno N". */
+static const char *sat_errname(int e)
+{
+	static char buf[4][16];
+	static unsigned int next;
+	char *b;
+
+	switch (e) {
+	case 0: return "ok";
+	case EPERM: return "EPERM";
+	case ESRCH: return "ESRCH";
+	case EBADF: return "EBADF";
+	case ENOMEM: return "ENOMEM";
+	case EACCES: return "EACCES";
+	case EINVAL: return "EINVAL";
+	case ENFILE: return "ENFILE";
+	case EMFILE: return "EMFILE";
+	case ENOSYS: return "ENOSYS";
+	case ENOTSOCK: return "ENOTSOCK";
+	case EPROTOTYPE: return "EPROTOTYPE";
+	case EPROTONOSUPPORT: return "EPROTONOSUPPORT";
+	case ESOCKTNOSUPPORT: return "ESOCKTNOSUPPORT";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case EAFNOSUPPORT: return "EAFNOSUPPORT";
+	case ENOBUFS: return "ENOBUFS";
+	}
+	b = buf[next++ % 4];
+	snprintf(b, sizeof(buf[0]), "errno %d", e);
+	return b;
+}
+
 /*
  * "here": the test's private netns, lo up; "a": a second netns that only
- * an fd holds. Cookies tell which netns a socket is in.
+ * an fd holds (owned by the initial user namespace). Cookies tell which
+ * netns a socket is in.
  */
 FIXTURE(sat) {
 	int here;
@@ -90,8 +210,13 @@ FIXTURE(sat) {
 
 FIXTURE_SETUP(sat)
 {
-	if (socketat_missing())
-		SKIP(return, SOCKETAT_MISSING);
+	const char *why = socketat_skip_reason();
+
+	self->here = -1;
+	self->a = -1;
+	if (why)
+		SKIP(return, "%s", why);
+	NSFD_REQUIRE_ROOT();
 	ASSERT_EQ(unshare(CLONE_NEWNET), 0);
 	ASSERT_EQ(nsfd_lo_up_here(), 0);
 	self->here = nsfd_open_ns(0, "net");
@@ -107,14 +232,176 @@ FIXTURE_SETUP(sat)
 
 FIXTURE_TEARDOWN(sat)
 {
-	close(self->a);
-	close(self->here);
+	if (self->a >= 0)
+		close(self->a);
+	if (self->here >= 0)
+		close(self->here);
 }
 
 /* The cookie of a socketat() socket, 0 if it could not be created. */
 static __u64 cookie_of_new(int nsfd, int family, int type)
 {
 	return nsfd_cookie_and_close(sys_socketat(nsfd, family, type | SOCK_CLOEXEC, 0));
+}
+
+/*
+ * socketat(@nsfd, @family, @type | SOCK_CLOEXEC, 0): 0 if it made a
+ * socket (closed again; its netns cookie in *@cookie), else the errno.
+ */
+static int sat_try(int nsfd, int family, int type, __u64 *cookie)
+{
+	int s = sys_socketat(nsfd, family, type | SOCK_CLOEXEC, 0);
+
+	if (s < 0)
+		return errno;
+	if (cookie)
+		*cookie = nsfd_netns_cookie(s);
+	close(s);
+	return 0;
+}
+
+/*
+ * Who a holder child becomes and which namespaces it makes on the way:
+ * unshare(@unshare_as_root) as root, then uid/gid @uid (no capabilities,
+ * no groups) unless it is 0, then unshare(@unshare_as_uid) as that uid
+ * (CLONE_NEWUSER | CLONE_NEWNET: a netns whose user namespace @uid owns),
+ * then the dumpable flag.
+ */
+struct sat_who {
+	int unshare_as_root;
+	uid_t uid;
+	int unshare_as_uid;
+	int dumpable;
+};
+
+static int sat_become(uid_t uid)
+{
+	if (setgroups(0, NULL) || setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+		return -errno;
+	return 0;
+}
+
+static int sat_do_become(void *arg)
+{
+	const struct sat_who *w = arg;
+	int err;
+
+	if (w->unshare_as_root && unshare(w->unshare_as_root))
+		return -errno;
+	if (w->uid) {
+		err = sat_become(w->uid);
+		if (err)
+			return err;
+	}
+	if (w->unshare_as_uid && unshare(w->unshare_as_uid))
+		return -errno;
+	return nsfd_err(prctl(PR_SET_DUMPABLE, w->dumpable, 0, 0, 0));
+}
+
+/* A holder child (sat_who), a pidfd and a netns fd of it, its netns cookie. */
+struct sat_holder {
+	struct nsfd_child c;
+	int pidfd;
+	int netns;
+	__u64 cookie;
+};
+
+/* Start a holder; run as root (the cookie is read by a setns dance). 0 or -errno. */
+static int sat_hold(struct sat_holder *h, const struct sat_who *w)
+{
+	int err;
+
+	h->pidfd = -1;
+	h->netns = -1;
+	h->cookie = 0;
+	err = nsfd_child_start(&h->c, sat_do_become, (void *)w);
+	if (err)
+		return err;
+	h->pidfd = sys_pidfd_open(h->c.pid, 0);
+	if (h->pidfd < 0)
+		return -errno;
+	h->netns = nsfd_open_ns(h->c.pid, "net");
+	if (h->netns < 0)
+		return h->netns;
+	h->cookie = nsfd_netns_cookie_of(h->netns);
+	return h->cookie ? 0 : -EPROTO;
+}
+
+static void sat_unhold(struct sat_holder *h)
+{
+	if (h->pidfd >= 0)
+		close(h->pidfd);
+	if (h->netns >= 0)
+		close(h->netns);
+	h->pidfd = -1;
+	h->netns = -1;
+	if (h->c.pid > 0)
+		nsfd_child_finish(&h->c);
+}
+
+/*
+ * A child that has exited but is not reaped (a zombie: no nsproxy any
+ * more), made after becoming @w (NULL: as we are); a pidfd of it, opened
+ * while it still ran. *@pid is for reaping it with waitpid().
+ */
+static int sat_zombie(const struct sat_who *w, pid_t *pid)
+{
+	siginfo_t si = {};
+	int go[2], pidfd;
+	char c;
+
+	if (pipe2(go, O_CLOEXEC))
+		return -errno;
+	*pid = fork();
+	if (*pid < 0) {
+		pidfd = -errno;
+		close(go[0]);
+		close(go[1]);
+		return pidfd;
+	}
+	if (*pid == 0) {
+		close(go[1]);
+		if (w && sat_do_become((void *)w))
+			_exit(1);
+		while (read(go[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(go[0]);
+	pidfd = sys_pidfd_open(*pid, 0);
+	if (pidfd < 0)
+		pidfd = -errno;
+	close(go[1]);
+	/* Wait for the exit, leaving it unreaped. */
+	while (waitid(P_PID, *pid, &si, WEXITED | WNOWAIT) < 0) {
+		if (errno != EINTR) {
+			if (pidfd >= 0)
+				close(pidfd);
+			return -errno;
+		}
+	}
+	return pidfd;
+}
+
+/*
+ * Become @uid keeping exactly @caps (effective and permitted), as a
+ * process that was given only those capabilities would be.
+ */
+static int sat_become_with_caps(uid_t uid, __u64 caps)
+{
+	int err;
+
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0))
+		return -errno;
+	err = sat_become(uid);
+	if (err)
+		return err;
+	err = nsfd_set_caps(caps);
+	if (err)
+		return err;
+	if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0))
+		return -errno;
+	return nsfd_err(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
 }
 
 TEST_F(sat, minus_one_is_the_callers_netns)
@@ -130,16 +417,6 @@ TEST_F(sat, minus_one_is_the_callers_netns)
 	EXPECT_EQ(nsfd_netns_cookie(s2), self->here_cookie);
 	close(s1);
 	close(s2);
-}
-
-static int sockopt(int s, int opt)
-{
-	socklen_t len = sizeof(int);
-	int v = -1;
-
-	if (getsockopt(s, SOL_SOCKET, opt, &v, &len))
-		return -errno;
-	return v;
 }
 
 /* socketat(-1, ...) answers as socket(2) does, triple by triple. */
@@ -444,14 +721,24 @@ TEST_F(sat, fds_that_are_not_open_are_ebadf)
 	}
 }
 
-TEST_F(sat, o_path_netns_fd_is_ebadf)
+/* O_PATH fds are not open for socketat, as for setns: EBADF, whatever they name. */
+TEST_F(sat, o_path_fds_are_ebadf)
 {
-	int fd = open("/proc/self/ns/net", O_PATH | O_CLOEXEC);
+	static const char *const paths[] = {
+		"/proc/self/ns/net", "/proc/self/ns/uts", "/proc/self/status",
+	};
+	unsigned int i;
 
-	ASSERT_GE(fd, 0);
-	ASSERT_EQ(sys_socketat(fd, AF_INET, SOCK_DGRAM, 0), -1);
-	ASSERT_EQ(errno, EBADF);
-	close(fd);
+	for (i = 0; i < ARRAY_SIZE(paths); i++) {
+		int fd = open(paths[i], O_PATH | O_CLOEXEC);
+
+		ASSERT_GE(fd, 0);
+		EXPECT_EQ(sys_socketat(fd, AF_INET, SOCK_DGRAM, 0), -1);
+		EXPECT_EQ(errno, EBADF) {
+			TH_LOG("O_PATH %s: %s", paths[i], strerror(errno));
+		}
+		close(fd);
+	}
 }
 
 static void assert_socketat_einval(struct __test_metadata *_metadata, int fd, const char *what)
@@ -473,6 +760,11 @@ TEST_F(sat, fds_that_are_not_namespaces_are_einval)
 	assert_socketat_einval(_metadata, socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0),
 			       "socket");
 	assert_socketat_einval(_metadata, eventfd(0, EFD_CLOEXEC), "eventfd");
+	assert_socketat_einval(_metadata, open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+			       "directory");
+	/* A /proc/<pid> directory is not a pidfd. */
+	assert_socketat_einval(_metadata, open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+			       "/proc/self directory");
 }
 
 TEST_F(sat, every_other_namespace_type_is_einval)
@@ -519,6 +811,211 @@ TEST_F(sat, pidfd_of_reaped_child_is_esrch)
 	close(pidfd);
 }
 
+/* A dead pidfd is ESRCH for anyone: there is no task left to check. */
+TEST_F(sat, pidfd_of_reaped_child_as_unprivileged_user_is_esrch)
+{
+	int pidfd = nsfd_pidfd_of_reaped_child();
+
+	ASSERT_GE(pidfd, 0);
+	ASSERT_EQ(nsfd_become_nobody(), 0);
+	EXPECT_EQ(sat_try(pidfd, AF_INET, SOCK_DGRAM, NULL), ESRCH);
+	EXPECT_EQ(sat_try(pidfd, AF_UNIX, SOCK_STREAM, NULL), ESRCH);
+	close(pidfd);
+}
+
+/*
+ * A zombie has dropped its namespaces (exit_task_namespaces()) but is
+ * still there to be ptrace-checked: ESRCH, for root on a root zombie and
+ * for uid 65534 on a zombie of its own.
+ */
+TEST_F(sat, pidfd_of_zombie_is_esrch)
+{
+	const struct sat_who nobody = { .uid = NOBODY_UID, .dumpable = 1 };
+	pid_t root_pid, nobody_pid;
+	int root_z, nobody_z;
+
+	root_z = sat_zombie(NULL, &root_pid);
+	ASSERT_GE(root_z, 0);
+	nobody_z = sat_zombie(&nobody, &nobody_pid);
+	ASSERT_GE(nobody_z, 0);
+	EXPECT_EQ(sat_try(root_z, AF_INET, SOCK_DGRAM, NULL), ESRCH);
+	ASSERT_EQ(nsfd_become_nobody(), 0);
+	EXPECT_EQ(sat_try(nobody_z, AF_INET, SOCK_DGRAM, NULL), ESRCH);
+	/* Still zombies: the answers were about unreaped tasks. */
+	EXPECT_EQ(waitpid(root_pid, NULL, 0), root_pid);
+	EXPECT_EQ(waitpid(nobody_pid, NULL, 0), nobody_pid);
+	close(root_z);
+	close(nobody_z);
+}
+
+/*
+ * The ptrace check comes before the task's namespaces are read: a caller
+ * that may not ptrace a zombie learns EPERM, not that it has exited.
+ */
+TEST_F(sat, pidfd_of_zombie_that_may_not_be_ptraced_is_eperm)
+{
+	pid_t pid;
+	int z = sat_zombie(NULL, &pid);
+
+	ASSERT_GE(z, 0);
+	ASSERT_EQ(nsfd_become_nobody(), 0);
+	EXPECT_EQ(sat_try(z, AF_INET, SOCK_DGRAM, NULL), EPERM);
+	EXPECT_EQ(waitpid(pid, NULL, 0), pid);
+	close(z);
+}
+
+/*
+ * A root task in a netns of the initial user namespace, and a root caller
+ * that may ptrace it but lacks CAP_SYS_ADMIN (CAP_NET_ADMIN and
+ * CAP_SYS_PTRACE kept): EPERM, by pidfd as by netns fd.
+ */
+TEST_F(sat, pidfd_of_task_in_other_netns_without_cap_sys_admin_is_eperm)
+{
+	const struct sat_who who = { .unshare_as_root = CLONE_NEWNET, .dumpable = 1 };
+	struct sat_holder h;
+	__u64 cookie = 0;
+
+	ASSERT_EQ(sat_hold(&h, &who), 0);
+	ASSERT_EQ(sat_try(h.pidfd, AF_INET, SOCK_DGRAM, &cookie), 0);
+	EXPECT_EQ(cookie, h.cookie);
+	ASSERT_EQ(nsfd_drop_caps(NSFD_CAP(CAP_SYS_ADMIN)), 0);
+	ASSERT_NE(nsfd_get_caps() & NSFD_CAP(CAP_NET_ADMIN), 0ULL);
+	ASSERT_NE(nsfd_get_caps() & NSFD_CAP(CAP_SYS_PTRACE), 0ULL);
+	EXPECT_EQ(sat_try(h.pidfd, AF_INET, SOCK_DGRAM, NULL), EPERM);
+	EXPECT_EQ(sat_try(h.netns, AF_INET, SOCK_DGRAM, NULL), EPERM);
+	sat_unhold(&h);
+}
+
+/*
+ * uid 65534 and a uid 65534 task in a netns that root made: the ptrace
+ * check passes (same uid, dumpable; the /proc ns file opens), the
+ * capability rule does not.
+ */
+TEST_F(sat, pidfd_of_same_uid_task_in_root_owned_netns_is_eperm)
+{
+	const struct sat_who who = {
+		.unshare_as_root = CLONE_NEWNET, .uid = NOBODY_UID, .dumpable = 1,
+	};
+	struct sat_holder h;
+	int fd;
+
+	ASSERT_EQ(sat_hold(&h, &who), 0);
+	ASSERT_EQ(nsfd_become_nobody(), 0);
+	fd = nsfd_open_ns(h.c.pid, "net");
+	ASSERT_GE(fd, 0) {
+		TH_LOG("open /proc/%d/ns/net as uid 65534: %s", h.c.pid, strerror(-fd));
+	}
+	EXPECT_EQ(sat_try(h.pidfd, AF_INET, SOCK_DGRAM, NULL), EPERM);
+	EXPECT_EQ(sat_try(fd, AF_INET, SOCK_DGRAM, NULL), EPERM);
+	close(fd);
+	sat_unhold(&h);
+}
+
+/*
+ * In the caller's own netns no capability is needed, so a pidfd's EPERM
+ * there is the ptrace check alone: uid 65534 and a root task.
+ */
+TEST_F(sat, pidfd_of_other_uid_task_in_own_netns_is_eperm)
+{
+	const struct sat_who root = { .dumpable = 1 };
+	const struct sat_who nobody = { .uid = NOBODY_UID, .dumpable = 1 };
+	struct sat_holder r, n;
+	__u64 cookie = 0;
+
+	ASSERT_EQ(sat_hold(&r, &root), 0);
+	ASSERT_EQ(sat_hold(&n, &nobody), 0);
+	ASSERT_EQ(r.cookie, self->here_cookie);
+	ASSERT_EQ(nsfd_become_nobody(), 0);
+	EXPECT_EQ(sat_try(r.pidfd, AF_INET, SOCK_DGRAM, NULL), EPERM);
+	/* The same netns through a task that may be ptraced: a socket. */
+	EXPECT_EQ(sat_try(n.pidfd, AF_INET, SOCK_DGRAM, &cookie), 0);
+	EXPECT_EQ(cookie, self->here_cookie);
+	sat_unhold(&n);
+	sat_unhold(&r);
+}
+
+/* ... and a task of the caller's own uid that is not dumpable. */
+TEST_F(sat, pidfd_of_non_dumpable_task_in_own_netns_is_eperm)
+{
+	const struct sat_who undumpable = { .uid = NOBODY_UID, .dumpable = 0 };
+	struct sat_holder h;
+
+	ASSERT_EQ(sat_hold(&h, &undumpable), 0);
+	ASSERT_EQ(h.cookie, self->here_cookie);
+	ASSERT_EQ(nsfd_become_nobody(), 0);
+	EXPECT_EQ(sat_try(h.pidfd, AF_INET, SOCK_DGRAM, NULL), EPERM);
+	EXPECT_EQ(sat_try(h.pidfd, AF_UNIX, SOCK_STREAM, NULL), EPERM);
+	sat_unhold(&h);
+}
+
+/*
+ * PIDFD_GET_NET_NAMESPACE gives an nsfs fd of the task's netns: the
+ * socket lands there, and keeps doing so after the task is gone (the fd
+ * pins the netns; the pidfd itself then gives ESRCH).
+ */
+TEST_F(sat, pidfd_get_net_namespace_fd_is_a_netns_fd)
+{
+#ifndef PIDFD_GET_NET_NAMESPACE
+	SKIP(return, "PIDFD_GET_NET_NAMESPACE not in this tree's uapi headers");
+#else
+	const struct sat_who who = { .unshare_as_root = CLONE_NEWNET, .dumpable = 1 };
+	struct sat_holder h;
+	__u64 cookie = 0;
+	int nsfd;
+
+	ASSERT_EQ(sat_hold(&h, &who), 0);
+	nsfd = ioctl(h.pidfd, PIDFD_GET_NET_NAMESPACE, 0);
+	if (nsfd < 0 && errno == ENOTTY) {
+		sat_unhold(&h);
+		SKIP(return, "PIDFD_GET_NET_NAMESPACE: ENOTTY (kernel before 6.11)");
+	}
+	ASSERT_GE(nsfd, 0) {
+		TH_LOG("PIDFD_GET_NET_NAMESPACE: %s", strerror(errno));
+	}
+	EXPECT_EQ(nsfd_fd_ino(nsfd), nsfd_fd_ino(h.netns));
+	EXPECT_EQ(sat_try(nsfd, AF_INET, SOCK_DGRAM, &cookie), 0);
+	EXPECT_EQ(cookie, h.cookie);
+	EXPECT_NE(cookie, self->here_cookie);
+	ASSERT_EQ(nsfd_child_finish(&h.c), 0);
+	EXPECT_EQ(sat_try(h.pidfd, AF_INET, SOCK_DGRAM, NULL), ESRCH);
+	cookie = 0;
+	EXPECT_EQ(sat_try(nsfd, AF_UNIX, SOCK_STREAM, &cookie), 0);
+	EXPECT_EQ(cookie, h.cookie);
+	close(nsfd);
+	sat_unhold(&h);
+#endif
+}
+
+/* SIOCGSKNS on a socket gives an nsfs fd of the socket's netns. */
+TEST_F(sat, siocgskns_fd_is_a_netns_fd)
+{
+	int s = sys_socketat(self->a, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), nsfd;
+	__u64 cookie = 0;
+
+	ASSERT_GE(s, 0);
+	nsfd = ioctl(s, SIOCGSKNS);
+	ASSERT_GE(nsfd, 0) {
+		TH_LOG("SIOCGSKNS: %s", strerror(errno));
+	}
+	EXPECT_EQ(nsfd_fd_ino(nsfd), nsfd_fd_ino(self->a));
+	close(s);
+	EXPECT_EQ(sat_try(nsfd, AF_UNIX, SOCK_STREAM, &cookie), 0);
+	EXPECT_EQ(cookie, self->a_cookie);
+	close(nsfd);
+
+	/* From a socket of our own netns: that netns, no capability needed. */
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ASSERT_GE(s, 0);
+	nsfd = ioctl(s, SIOCGSKNS);
+	ASSERT_GE(nsfd, 0);
+	close(s);
+	ASSERT_EQ(nsfd_set_caps(0), 0);
+	cookie = 0;
+	EXPECT_EQ(sat_try(nsfd, AF_INET, SOCK_DGRAM, &cookie), 0);
+	EXPECT_EQ(cookie, self->here_cookie);
+	close(nsfd);
+}
+
 /* The caller's own netns, by fd or pidfd, needs no capability at all. */
 TEST_F(sat, own_netns_needs_no_capability)
 {
@@ -532,11 +1029,42 @@ TEST_F(sat, own_netns_needs_no_capability)
 	close(pidfd);
 }
 
-TEST_F(sat, other_netns_without_cap_net_admin_is_eperm)
+/*
+ * "Never more than setns would allow": CAP_NET_ADMIN over the target's
+ * owner is not enough, CAP_SYS_ADMIN is needed (netns_install()).
+ */
+TEST_F(sat, other_netns_with_cap_net_admin_without_cap_sys_admin_is_eperm)
 {
+	ASSERT_EQ(nsfd_drop_caps(NSFD_CAP(CAP_SYS_ADMIN)), 0);
+	ASSERT_NE(nsfd_get_caps() & NSFD_CAP(CAP_NET_ADMIN), 0ULL);
+	EXPECT_EQ(sat_try(self->a, AF_INET, SOCK_DGRAM, NULL), EPERM);
+	EXPECT_EQ(sat_try(self->a, AF_UNIX, SOCK_STREAM, NULL), EPERM);
+	EXPECT_EQ(sat_try(self->a, AF_NETLINK, SOCK_RAW, NULL), EPERM);
+	/* Our own netns, by fd, needs nothing. */
+	EXPECT_EQ(sat_try(self->here, AF_INET, SOCK_DGRAM, NULL), 0);
+}
+
+TEST_F(sat, other_netns_with_cap_sys_admin_without_cap_net_admin_succeeds)
+{
+	__u64 cookie = 0;
+
 	ASSERT_EQ(nsfd_drop_caps(NSFD_CAP(CAP_NET_ADMIN)), 0);
-	ASSERT_EQ(sys_socketat(self->a, AF_INET, SOCK_DGRAM, 0), -1);
-	ASSERT_EQ(errno, EPERM);
+	ASSERT_NE(nsfd_get_caps() & NSFD_CAP(CAP_SYS_ADMIN), 0ULL);
+	EXPECT_EQ(sat_try(self->a, AF_INET, SOCK_DGRAM, &cookie), 0);
+	EXPECT_EQ(cookie, self->a_cookie);
+}
+
+/* A non-root uid given CAP_NET_ADMIN only (a container's --cap-add NET_ADMIN). */
+TEST_F(sat, uid_with_only_cap_net_admin_is_eperm)
+{
+	__u64 cookie = 0;
+
+	ASSERT_EQ(sat_become_with_caps(NOBODY_UID, NSFD_CAP(CAP_NET_ADMIN)), 0);
+	ASSERT_EQ(nsfd_get_caps(), NSFD_CAP(CAP_NET_ADMIN));
+	EXPECT_EQ(sat_try(self->a, AF_INET, SOCK_DGRAM, NULL), EPERM);
+	EXPECT_EQ(sat_try(self->a, AF_UNIX, SOCK_DGRAM, NULL), EPERM);
+	EXPECT_EQ(sat_try(self->here, AF_UNIX, SOCK_DGRAM, &cookie), 0);
+	EXPECT_EQ(cookie, self->here_cookie);
 }
 
 TEST_F(sat, unprivileged_uid_holding_root_netns_fd_is_eperm)
@@ -548,7 +1076,7 @@ TEST_F(sat, unprivileged_uid_holding_root_netns_fd_is_eperm)
 	ASSERT_EQ(errno, EPERM);
 }
 
-/* CAP_NET_ADMIN but not CAP_NET_RAW: datagram yes, raw EPERM (inet_create). */
+/* CAP_SYS_ADMIN but not CAP_NET_RAW: datagram yes, raw EPERM (inet_create). */
 TEST_F(sat, raw_socket_without_cap_net_raw_is_eperm)
 {
 	int s;
@@ -563,37 +1091,57 @@ TEST_F(sat, raw_socket_without_cap_net_raw_is_eperm)
 	ASSERT_EQ(errno, EPERM);
 }
 
-/* EBADF, then EINVAL, then EPERM, then socket(2)'s own errors. */
+/*
+ * EBADF (O_PATH too), then EINVAL, then the pidfd's ptrace EPERM before
+ * its ESRCH, then the capability's EPERM, then socket(2)'s own errors:
+ * each nsfd below also carries an invalid family.
+ */
 TEST_F(sat, errors_come_in_the_documented_order)
 {
 	int uts = nsfd_open_ns(0, "uts"), closed = nsfd_open_ns(0, "net");
+	int opath = open("/proc/self/ns/uts", O_PATH | O_CLOEXEC);
+	int dead = nsfd_pidfd_of_reaped_child();
+	pid_t zpid;
+	int zombie = sat_zombie(NULL, &zpid);
 
 	ASSERT_GE(uts, 0);
 	ASSERT_GE(closed, 0);
+	ASSERT_GE(opath, 0);
+	ASSERT_GE(dead, 0);
+	ASSERT_GE(zombie, 0);
 	close(closed);
 	ASSERT_EQ(nsfd_become_nobody(), 0);
 	EXPECT_EQ(sys_socketat(closed, -1, -1, -1), -1);
 	EXPECT_EQ(errno, EBADF);
+	EXPECT_EQ(sys_socketat(opath, -1, -1, -1), -1);
+	EXPECT_EQ(errno, EBADF);
 	EXPECT_EQ(sys_socketat(uts, -1, -1, -1), -1);
 	EXPECT_EQ(errno, EINVAL);
+	EXPECT_EQ(sys_socketat(zombie, -1, SOCK_DGRAM, 0), -1);
+	EXPECT_EQ(errno, EPERM);
+	EXPECT_EQ(sys_socketat(dead, -1, SOCK_DGRAM, 0), -1);
+	EXPECT_EQ(errno, ESRCH);
 	EXPECT_EQ(sys_socketat(self->a, -1, SOCK_DGRAM, 0), -1);
 	EXPECT_EQ(errno, EPERM);
 	EXPECT_EQ(sys_socketat(self->here, -1, SOCK_DGRAM, 0), -1);
 	EXPECT_EQ(errno, EAFNOSUPPORT);
+	EXPECT_EQ(waitpid(zpid, NULL, 0), zpid);
+	close(zombie);
+	close(dead);
+	close(opath);
 	close(uts);
 }
 
 /*
  * uid 65534 owns a user ns with two netns: from the second, a socket in
- * the first (CAP_NET_ADMIN and CAP_NET_RAW over its owner: yes).
+ * the first (CAP_SYS_ADMIN and CAP_NET_RAW over its owner: yes).
  */
 TEST_F(sat, unprivileged_user_ns_owner_reaches_its_other_netns)
 {
 	__u64 cookie;
 	int first, s, err;
 
-	if (!nsfd_unpriv_userns_allowed())
-		SKIP(return, "kernel.unprivileged_userns_clone is 0");
+	NSFD_REQUIRE_USERNS(true);
 	ASSERT_EQ(nsfd_become_nobody(), 0);
 	err = nsfd_unshare_userns(CLONE_NEWNET);
 	ASSERT_EQ(err, 0) {
@@ -617,40 +1165,183 @@ TEST_F(sat, unprivileged_user_ns_owner_reaches_its_other_netns)
 	close(first);
 }
 
-/* A pidfd also needs ptrace read access to the task (as setns does). */
-TEST_F(sat, pidfd_of_non_dumpable_task_is_eperm)
+/*
+ * A user namespace's own netns, held from outside it: uid 65534 (no
+ * capabilities at all, in the initial user namespace) has a child make a
+ * user namespace and a netns in it, and holds that netns by fd and by
+ * pidfd. The owner of a user namespace has every capability in it, so
+ * socketat succeeds, raw sockets included; root's netns stays out of reach.
+ */
+TEST_F(sat, userns_owner_outside_reaches_its_netns)
 {
-	struct nsfd_as_nobody how = { .flags = CLONE_NEWUSER | CLONE_NEWNET };
-	struct nsfd_child c;
-	int pidfd;
+	const struct sat_who who = {
+		.uid = NOBODY_UID, .unshare_as_uid = CLONE_NEWUSER | CLONE_NEWNET, .dumpable = 1,
+	};
+	struct sat_holder h;
+	__u64 cookie = 0;
+	int s;
 
-	if (!nsfd_unpriv_userns_allowed())
-		SKIP(return, "kernel.unprivileged_userns_clone is 0");
-	for (how.dumpable = 1; how.dumpable >= 0; how.dumpable--) {
-		ASSERT_EQ(nsfd_child_start(&c, nsfd_do_unshare_as_nobody, &how), 0);
-		pidfd = sys_pidfd_open(c.pid, 0);
-		ASSERT_GE(pidfd, 0);
-		if (fork() == 0) {
-			int s;
+	NSFD_REQUIRE_USERNS(true);
+	ASSERT_EQ(sat_hold(&h, &who), 0);
+	ASSERT_EQ(nsfd_become_nobody(), 0);
+	ASSERT_EQ(nsfd_get_caps(), 0ULL);
+	EXPECT_EQ(sat_try(h.netns, AF_INET, SOCK_DGRAM, &cookie), 0);
+	EXPECT_EQ(cookie, h.cookie);
+	cookie = 0;
+	EXPECT_EQ(sat_try(h.pidfd, AF_UNIX, SOCK_STREAM, &cookie), 0);
+	EXPECT_EQ(cookie, h.cookie);
+	s = sys_socketat(h.netns, AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
+	EXPECT_GE(s, 0) {
+		TH_LOG("raw socket in the owned netns: %s", strerror(errno));
+	}
+	if (s >= 0)
+		close(s);
+	EXPECT_EQ(sat_try(self->a, AF_INET, SOCK_DGRAM, NULL), EPERM);
+	sat_unhold(&h);
+}
 
-			if (nsfd_become_nobody())
-				_exit(100);
-			s = sys_socketat(pidfd, AF_INET, SOCK_DGRAM, 0);
-			_exit(s >= 0 ? 0 : errno);
+/* ... but another unprivileged uid holding the same fd is refused. */
+TEST_F(sat, other_uid_outside_the_userns_is_eperm)
+{
+	const struct sat_who who = {
+		.uid = NOBODY_UID, .unshare_as_uid = CLONE_NEWUSER | CLONE_NEWNET, .dumpable = 1,
+	};
+	struct sat_holder h;
+
+	NSFD_REQUIRE_USERNS(true);
+	ASSERT_EQ(sat_hold(&h, &who), 0);
+	ASSERT_EQ(sat_become(SAT_OTHER_UID), 0);
+	EXPECT_EQ(sat_try(h.netns, AF_INET, SOCK_DGRAM, NULL), EPERM);
+	EXPECT_EQ(sat_try(h.pidfd, AF_INET, SOCK_DGRAM, NULL), EPERM);
+	sat_unhold(&h);
+}
+
+/*
+ * The permission matrix: callers (uid and capabilities) x the owner of
+ * the target netns x the kind of fd that names it. The targets are held
+ * by children: the caller's own netns (a uid 65534 task in it), a netns
+ * of the initial user namespace (a uid 65534 task in it, so that every
+ * caller passes the ptrace check and only the capability rule decides),
+ * the netns of a user namespace that uid 65534 owns, and that of one that
+ * uid 65533 owns. A socket is made iff the target is the caller's netns
+ * or the caller has CAP_SYS_ADMIN over the target's owner; when it is, it
+ * must be in the target netns.
+ */
+enum { OWN, INIT_OWNED, NOBODY_OWNED, OTHER_OWNED, NR_OWNERS };
+
+static const char *const owner_name[NR_OWNERS] = {
+	"own netns", "init_user_ns", "userns of 65534", "userns of 65533",
+};
+
+static const struct sat_who owner_who[NR_OWNERS] = {
+	[OWN] = { .uid = NOBODY_UID, .dumpable = 1 },
+	[INIT_OWNED] = { .unshare_as_root = CLONE_NEWNET, .uid = NOBODY_UID, .dumpable = 1 },
+	[NOBODY_OWNED] = {
+		.uid = NOBODY_UID, .unshare_as_uid = CLONE_NEWUSER | CLONE_NEWNET, .dumpable = 1,
+	},
+	[OTHER_OWNED] = {
+		.uid = SAT_OTHER_UID, .unshare_as_uid = CLONE_NEWUSER | CLONE_NEWNET, .dumpable = 1,
+	},
+};
+
+static const struct sat_profile {
+	const char *name;
+	uid_t uid;
+	__u64 drop;		/* uid 0: capabilities dropped */
+	__u64 keep;		/* other uids: the only capabilities kept */
+	bool allowed[NR_OWNERS];
+} sat_profiles[] = {
+	{ "uid 0, all capabilities", 0, 0, 0, { 1, 1, 1, 1 } },
+	{ "uid 0 without CAP_SYS_ADMIN", 0, NSFD_CAP(CAP_SYS_ADMIN), 0, { 1, 0, 0, 0 } },
+	{ "uid 0 without CAP_NET_ADMIN", 0, NSFD_CAP(CAP_NET_ADMIN), 0, { 1, 1, 1, 1 } },
+	{ "uid 65534, no capabilities", NOBODY_UID, 0, 0, { 1, 0, 1, 0 } },
+	{ "uid 65534 with CAP_NET_ADMIN only", NOBODY_UID, 0, NSFD_CAP(CAP_NET_ADMIN),
+	  { 1, 0, 1, 0 } },
+};
+
+#define NR_KINDS	2	/* 0: netns fd, 1: pidfd */
+#define SAT_WRONG_NETNS	(-1)
+
+/* In a child: become the profile, try every target; the results by pipe. */
+static void sat_matrix_row(const struct sat_profile *p, const struct sat_holder *h, int out)
+{
+	int res[NR_OWNERS * NR_KINDS + 1] = {}, o, k, err;
+
+	err = p->uid ? sat_become_with_caps(p->uid, p->keep) : nsfd_drop_caps(p->drop);
+	res[NR_OWNERS * NR_KINDS] = err;
+	for (o = 0; o < NR_OWNERS && !err; o++) {
+		for (k = 0; k < NR_KINDS; k++) {
+			__u64 cookie = 0;
+			int *r = &res[o * NR_KINDS + k];
+
+			*r = sat_try(k ? h[o].pidfd : h[o].netns, AF_UNIX, SOCK_DGRAM, &cookie);
+			if (!*r && cookie != h[o].cookie)
+				*r = SAT_WRONG_NETNS;
 		}
-		{
-			int status;
+	}
+	_exit(write(out, res, sizeof(res)) == sizeof(res) ? 0 : 1);
+}
 
-			ASSERT_GT(wait(&status), 0);
-			ASSERT_TRUE(WIFEXITED(status));
-			EXPECT_EQ(WEXITSTATUS(status), how.dumpable ? 0 : EPERM) {
-				TH_LOG("dumpable %d: %s", how.dumpable,
-				       strerror(WEXITSTATUS(status)));
+TEST_F(sat, permission_matrix_caps_owner_fd_kind)
+{
+	struct sat_holder h[NR_OWNERS];
+	unsigned int i, o, k, bad = 0;
+
+	NSFD_REQUIRE_USERNS(true);
+	for (o = 0; o < NR_OWNERS; o++) {
+		int err = sat_hold(&h[o], &owner_who[o]);
+
+		ASSERT_EQ(err, 0) {
+			TH_LOG("target %s: %s", owner_name[o], strerror(-err));
+		}
+	}
+	ASSERT_EQ(h[OWN].cookie, self->here_cookie);
+	TH_LOG("%-34s %s", "caller \\ target (fd, pidfd)",
+	       "own netns | init_user_ns | userns of 65534 | userns of 65533");
+	for (i = 0; i < ARRAY_SIZE(sat_profiles); i++) {
+		const struct sat_profile *p = &sat_profiles[i];
+		int res[NR_OWNERS * NR_KINDS + 1], pipefd[2], status;
+		char line[256];
+		size_t len = 0;
+		pid_t pid;
+
+		ASSERT_EQ(pipe2(pipefd, O_CLOEXEC), 0);
+		pid = fork();
+		ASSERT_GE(pid, 0);
+		if (pid == 0) {
+			close(pipefd[0]);
+			sat_matrix_row(p, h, pipefd[1]);
+		}
+		close(pipefd[1]);
+		ASSERT_EQ(read(pipefd[0], res, sizeof(res)), (ssize_t)sizeof(res));
+		close(pipefd[0]);
+		ASSERT_EQ(waitpid(pid, &status, 0), pid);
+		ASSERT_EQ(res[NR_OWNERS * NR_KINDS], 0) {
+			TH_LOG("%s: %s", p->name, strerror(-res[NR_OWNERS * NR_KINDS]));
+		}
+		for (o = 0; o < NR_OWNERS; o++) {
+			for (k = 0; k < NR_KINDS; k++) {
+				int r = res[o * NR_KINDS + k], want = p->allowed[o] ? 0 : EPERM;
+				bool ok = r == want;
+
+				bad += !ok;
+				len += snprintf(line + len, sizeof(line) - len, "%s%s%s",
+						k ? ", " : o ? " | " : "",
+						r == SAT_WRONG_NETNS ? "wrong netns" :
+						sat_errname(r),
+						ok ? "" : " (!)");
+				if (!ok)
+					TH_LOG("%s, %s by %s: %s, want %s", p->name, owner_name[o],
+					       k ? "pidfd" : "netns fd",
+					       r == SAT_WRONG_NETNS ? "socket in the wrong netns" :
+					       sat_errname(r), sat_errname(want));
 			}
 		}
-		close(pidfd);
-		nsfd_child_finish(&c);
+		TH_LOG("%-34s %s", p->name, line);
 	}
+	EXPECT_EQ(bad, 0U);
+	for (o = 0; o < NR_OWNERS; o++)
+		sat_unhold(&h[o]);
 }
 
 /*
@@ -695,27 +1386,28 @@ TEST_F(sat, socket_keeps_its_netns_alive)
 }
 
 /*
- * What socketat(2) and socket(2) may answer in this sweep: socketat's own
- * EBADF, EINVAL, ESRCH, EPERM; from __sock_create() EAFNOSUPPORT, EINVAL
- * (type), ENFILE (sock_alloc); from the families' create(): EINVAL
- * (inet protocol range), EPROTONOSUPPORT, ESOCKTNOSUPPORT, EPERM (raw),
- * EACCES (ping_group_range, LSMs), ENOMEM, ENOBUFS, EPROTOTYPE and
- * EOPNOTSUPP (families outside this guest's config); EMFILE/ENFILE/ENOMEM
- * for the fd and file.
+ * The sweep: SWEEP_CALLS random calls, each judged against the one right
+ * answer. nsfd is drawn evenly from eight classes; four have a fixed
+ * errno (another namespace type and a non-namespace fd EINVAL, a dead
+ * pidfd ESRCH, a number that is not an open fd EBADF), four name a netns
+ * (-1 and the own netns fd: "here"; a foreign netns fd: "a" or "b"; a
+ * live pidfd: "b" or "here"), where the answer is what socket(2) gives
+ * for the same triple inside that netns, computed by a setns dance (and
+ * remembered). A socket must also be in that netns, of the same domain,
+ * type and protocol, with the flags asked for.
+ *
+ * Families are those socket(2) supports here among AF_UNIX, AF_INET,
+ * AF_INET6, AF_NETLINK and AF_PACKET, probed with a list of (type,
+ * protocol) pairs that are split into those that make a socket here and
+ * those that do not; draws take mostly the former, so that about a third
+ * of all calls make a socket. A few draws use families out of the kernel's
+ * range (EAFNOSUPPORT before any module lookup), unknown type flags, or a
+ * random type or protocol.
  */
-static bool documented_errno(int e)
-{
-	switch (e) {
-	case EBADF: case EINVAL: case ESRCH: case EPERM:
-	case EAFNOSUPPORT: case EPROTONOSUPPORT: case EPROTOTYPE: case ESOCKTNOSUPPORT:
-	case EMFILE: case ENFILE: case ENOBUFS: case ENOMEM: case EACCES: case EOPNOTSUPP:
-		return true;
-	}
-	return false;
-}
-
-#define SWEEP_CALLS	100000
-#define SWEEP_SEED	0x6e736664u
+#define SWEEP_CALLS		20000
+#define SWEEP_SEED		0x6e736664u
+#define SWEEP_MAX_SECONDS	60
+#define SWEEP_MIN_SOCKET_PCT	30
 
 static unsigned int sweep_rand(unsigned int *state)
 {
@@ -723,119 +1415,432 @@ static unsigned int sweep_rand(unsigned int *state)
 	return *state >> 8;
 }
 
-/* Random nsfd, family, type, protocol: only documented errnos. */
-TEST_F_TIMEOUT(sat, random_input_gives_only_documented_errnos, 60)
+enum { T_HERE, T_A, T_B, NR_TARGETS };
+
+enum {
+	C_MINUS_ONE, C_OWN_FD, C_FOREIGN_FD, C_OTHER_NS, C_PIDFD_LIVE, C_PIDFD_DEAD,
+	C_NOT_NS, C_NOT_OPEN, NR_CLASSES
+};
+
+static const char *const sweep_class_name[NR_CLASSES] = {
+	"-1", "own netns fd", "foreign netns fd", "other ns type", "live pidfd",
+	"dead pidfd", "non-ns fd", "not an open fd",
+};
+
+#define SWEEP_POOL	12
+
+struct sweep_nsfd {
+	int fd;
+	int target;	/* T_*, or -1: the answer is @err */
+	int err;
+};
+
+struct sweep_pair {
+	int type;
+	int protocol;
+};
+
+#define SWEEP_PAIRS	16
+
+struct sweep_family {
+	int family;
+	const char *name;
+	int weight;
+	struct sweep_pair cand[SWEEP_PAIRS];
+	/* Filled by the probe: what makes a socket here, and what does not. */
+	struct sweep_pair good[SWEEP_PAIRS], bad[SWEEP_PAIRS];
+	int ngood, nbad;
+};
+
+#define END	{ -1, -1 }
+
+static struct sweep_family sweep_families[] = {
+	{ .family = AF_UNIX, .name = "AF_UNIX", .weight = 4, .cand = {
+		{ SOCK_STREAM, 0 }, { SOCK_DGRAM, 0 }, { SOCK_SEQPACKET, 0 }, { SOCK_RAW, 0 },
+		{ SOCK_STREAM, PF_UNIX }, { SOCK_DGRAM, PF_UNIX }, { SOCK_RDM, 0 },
+		{ SOCK_STREAM, 2 }, { SOCK_DGRAM, -1 }, { SOCK_PACKET, 0 }, { 0, 0 }, END } },
+	{ .family = AF_INET, .name = "AF_INET", .weight = 4, .cand = {
+		{ SOCK_STREAM, 0 }, { SOCK_STREAM, IPPROTO_TCP }, { SOCK_DGRAM, 0 },
+		{ SOCK_DGRAM, IPPROTO_UDP }, { SOCK_RAW, IPPROTO_ICMP }, { SOCK_RAW, IPPROTO_RAW },
+		{ SOCK_RAW, IPPROTO_UDP }, { SOCK_DGRAM, IPPROTO_ICMP },
+		{ SOCK_STREAM, IPPROTO_UDP },
+		{ SOCK_SEQPACKET, 0 }, { SOCK_DGRAM, IPPROTO_TCP }, { SOCK_STREAM, -1 },
+		{ SOCK_STREAM, IPPROTO_MAX }, { SOCK_RAW, 0 }, END } },
+	{ .family = AF_INET6, .name = "AF_INET6", .weight = 4, .cand = {
+		{ SOCK_STREAM, 0 }, { SOCK_STREAM, IPPROTO_TCP }, { SOCK_DGRAM, 0 },
+		{ SOCK_DGRAM, IPPROTO_UDP }, { SOCK_RAW, IPPROTO_ICMPV6 },
+		{ SOCK_RAW, IPPROTO_RAW },
+		{ SOCK_DGRAM, IPPROTO_ICMPV6 }, { SOCK_STREAM, IPPROTO_UDP }, { SOCK_SEQPACKET, 0 },
+		{ SOCK_DGRAM, IPPROTO_TCP }, { SOCK_STREAM, -1 }, { SOCK_RAW, 0 }, END } },
+	{ .family = AF_NETLINK, .name = "AF_NETLINK", .weight = 3, .cand = {
+		{ SOCK_RAW, NETLINK_ROUTE }, { SOCK_DGRAM, NETLINK_ROUTE },
+		{ SOCK_RAW, NETLINK_SOCK_DIAG }, { SOCK_RAW, NETLINK_GENERIC },
+		{ SOCK_RAW, NETLINK_KOBJECT_UEVENT }, { SOCK_STREAM, NETLINK_ROUTE },
+		{ SOCK_RAW, MAX_LINKS }, { SOCK_RAW, -1 }, { SOCK_SEQPACKET, 0 }, END } },
+	/* Rare: packet_release() waits for an RCU grace period. */
+	{ .family = AF_PACKET, .name = "AF_PACKET", .weight = 1, .cand = {
+		{ SOCK_RAW, 0 }, { SOCK_DGRAM, 0 }, { SOCK_RAW, 0x0300 /* htons(ETH_P_ALL) */ },
+		{ SOCK_DGRAM, 0x0008 /* htons(ETH_P_IP) */ }, { SOCK_STREAM, 0 },
+		{ SOCK_SEQPACKET, 0 }, END } },
+};
+
+#define NR_SWEEP_FAMILIES	ARRAY_SIZE(sweep_families)
+
+/* Out of the kernel's range (>= NPROTO or < 0): no module is ever asked for. */
+static const int sweep_bad_families[] = { -1, 1000, INT_MAX, INT_MIN };
+
+struct sweep_triple {
+	int family;
+	int type;
+	int protocol;
+};
+
+struct sweep_answer {
+	int target;
+	struct sweep_triple t;
+	bool used;
+	int err;
+	int domain, type, protocol;	/* SO_DOMAIN, SO_TYPE, SO_PROTOCOL */
+};
+
+#define SWEEP_CACHE	8192
+
+struct sweep {
+	struct sweep_nsfd pool[NR_CLASSES][SWEEP_POOL];
+	int npool[NR_CLASSES];
+	int netns[NR_TARGETS];
+	__u64 cookie[NR_TARGETS];
+	struct sweep_family *fam[NR_SWEEP_FAMILIES];
+	int nfam, weight;
+	struct sweep_answer cache[SWEEP_CACHE];
+	unsigned int cached;
+	unsigned int dances;
+};
+
+static void sweep_add(struct sweep *x, int class, int fd, int target, int err)
 {
-	int uts = nsfd_open_ns(0, "uts"), file = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	int pidfd = sys_pidfd_open(getpid(), 0), dead = nsfd_pidfd_of_reaped_child();
-	int closed = eventfd(0, EFD_CLOEXEC), sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	unsigned int state = SWEEP_SEED, i, ok = 0, bad = 0;
-	int pool[10];
+	/* -1 only as itself; other negative numbers only as "not an open fd". */
+	if (fd == -1 ? class != C_MINUS_ONE : fd < 0 && class != C_NOT_OPEN)
+		return;
+	if (x->npool[class] >= SWEEP_POOL)
+		return;
+	x->pool[class][x->npool[class]++] = (struct sweep_nsfd){ fd, target, err };
+}
 
-	ASSERT_GE(uts, 0);
-	ASSERT_GE(file, 0);
-	ASSERT_GE(pidfd, 0);
-	ASSERT_GE(dead, 0);
-	ASSERT_GE(closed, 0);
-	ASSERT_GE(sock, 0);
-	close(closed);
-	pool[0] = -1; pool[1] = self->a; pool[2] = self->here; pool[3] = uts;
-	pool[4] = file; pool[5] = pidfd; pool[6] = dead; pool[7] = closed;
-	pool[8] = sock; pool[9] = -2;
+/* Which candidate pairs make a socket here; the families that have any. */
+static void sweep_probe_families(struct sweep *x)
+{
+	unsigned int i;
+	int j;
 
-	for (i = 0; i < SWEEP_CALLS; i++) {
-		unsigned int r = sweep_rand(&state);
-		int nsfd, family, type, protocol, s;
+	for (i = 0; i < NR_SWEEP_FAMILIES; i++) {
+		struct sweep_family *f = &sweep_families[i];
 
-		nsfd = r & 1 ? pool[(r >> 1) % 10] : (int)sweep_rand(&state) - (1 << 23);
-		r = sweep_rand(&state);
-		family = r & 7 ? (int)(r >> 3) % (AF_MAX + 4) - 2 : (int)sweep_rand(&state);
-		r = sweep_rand(&state);
-		type = (r & 0xf) | (r & 0x10 ? SOCK_CLOEXEC : 0) | (r & 0x20 ? SOCK_NONBLOCK : 0);
-		if (!(r & 0x3c0))
-			type |= 1 << ((r >> 10) % 31);
-		r = sweep_rand(&state);
-		/* Mostly 0 or small, so that many calls reach the families' create(). */
-		protocol = r & 1 ? 0 : r & 2 ? (int)(r >> 2) % 300 : (int)(sweep_rand(&state) << 8);
-		s = sys_socketat(nsfd, family, type, protocol);
-		if (s >= 0) {
-			close(s);
-			ok++;
-			continue;
+		f->ngood = 0;
+		f->nbad = 0;
+		for (j = 0; j < SWEEP_PAIRS && f->cand[j].type != -1; j++) {
+			const struct sweep_pair *p = &f->cand[j];
+			int s = socket(f->family, p->type | SOCK_CLOEXEC, p->protocol);
+
+			if (s >= 0) {
+				close(s);
+				f->good[f->ngood++] = f->cand[j];
+			} else {
+				f->bad[f->nbad++] = f->cand[j];
+			}
 		}
-		if (!documented_errno(errno) && bad++ < 8)
-			TH_LOG("socketat(%d, %d, 0x%x, %d): %s", nsfd, family, type, protocol,
-			       strerror(errno));
+		if (f->ngood) {
+			x->fam[x->nfam++] = f;
+			x->weight += f->weight;
+		}
 	}
-	TH_LOG("%u calls, seed 0x%x: %u sockets, %u undocumented errnos", SWEEP_CALLS,
-	       SWEEP_SEED, ok, bad);
-	EXPECT_EQ(bad, 0U);
-	EXPECT_GT(ok, 0U);
-	close(sock);
-	close(uts);
-	close(file);
-	close(pidfd);
-	close(dead);
 }
 
-/*
- * The setns dance (setns into the target, socket(), setns back) changes
- * the whole thread's netns for a while: a signal handler that runs in
- * between and makes a socket of its own gets it in the target netns.
- * socketat never changes the thread's netns, so the handler's socket is
- * where the thread lives. The signal is raised at the worst moment by
- * the test itself, so the outcome is deterministic.
- */
-static atomic_int handler_sock = -1;
-
-static void make_socket_in_handler(int sig)
+static void sweep_draw(struct sweep *x, unsigned int *st, struct sweep_triple *t)
 {
-	(void)sig;
-	handler_sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	unsigned int r = sweep_rand(st), w;
+	const struct sweep_family *f;
+	const struct sweep_pair *p;
+	int i;
+
+	if (r % 100 < 5) {
+		/* Unsupported family, with any family's pair. */
+		t->family = sweep_bad_families[(r >> 8) % ARRAY_SIZE(sweep_bad_families)];
+		f = x->fam[(r >> 12) % x->nfam];
+		p = (r >> 16) & 1 || !f->nbad ? &f->good[(r >> 17) % f->ngood] :
+						 &f->bad[(r >> 17) % f->nbad];
+	} else {
+		w = (r >> 8) % x->weight;
+		for (i = 0; w >= (unsigned int)x->fam[i]->weight; i++)
+			w -= x->fam[i]->weight;
+		f = x->fam[i];
+		t->family = f->family;
+		r = sweep_rand(st);
+		p = r % 100 < 85 || !f->nbad ? &f->good[(r >> 8) % f->ngood] :
+					       &f->bad[(r >> 8) % f->nbad];
+	}
+	t->type = p->type;
+	t->protocol = p->protocol;
+
+	r = sweep_rand(st);
+	if (r % 100 < 3) {
+		int bit = unknown_type_bits[(r >> 8) % ARRAY_SIZE(unknown_type_bits)];
+
+		if (unknown_type_bit(bit))
+			t->type |= bit;
+	} else {
+		t->type |= ((r >> 8) & 1 ? SOCK_CLOEXEC : 0) | ((r >> 9) & 1 ? SOCK_NONBLOCK : 0);
+	}
+	r = sweep_rand(st);
+	if (r % 100 < 2) {
+		int v = (int)(sweep_rand(st) << 16 ^ sweep_rand(st));
+
+		if ((r >> 8) & 1)
+			t->protocol = v;
+		else
+			t->type = v;
+	}
 }
 
-static void install_socket_handler(struct __test_metadata *_metadata)
-{
-	struct sigaction sa = { .sa_handler = make_socket_in_handler };
-
-	handler_sock = -1;
-	ASSERT_EQ(sigaction(SIGUSR1, &sa, NULL), 0);
-}
-
-/* Where the thread's socket and the handler's socket ended up. */
-static void assert_cookies(struct __test_metadata *_metadata, int s, __u64 want,
-			   __u64 handler_want)
-{
-	ASSERT_GE(s, 0);
-	ASSERT_GE(handler_sock, 0);
-	EXPECT_EQ(nsfd_netns_cookie(s), want);
-	EXPECT_EQ(nsfd_netns_cookie(handler_sock), handler_want);
-	close(handler_sock);
-	close(s);
-}
-
-TEST_F(sat, signal_handler_during_setns_dance_lands_in_wrong_netns)
-{
-	int s;
-
-	install_socket_handler(_metadata);
-	ASSERT_EQ(setns(self->a, CLONE_NEWNET), 0);
-	ASSERT_EQ(raise(SIGUSR1), 0);
-	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	ASSERT_EQ(setns(self->here, CLONE_NEWNET), 0);
-	/* The handler meant its thread's netns, "here"; it got "a". */
-	assert_cookies(_metadata, s, self->a_cookie, self->a_cookie);
-}
-
-TEST_F(sat, signal_handler_around_socketat_stays_in_callers_netns)
+/* socket(2) for @t inside netns @target, by a setns dance if it is not here. */
+static int sweep_compute(struct sweep *x, int target, const struct sweep_triple *t,
+			 struct sweep_answer *a)
 {
 	int s;
 
-	install_socket_handler(_metadata);
-	s = sys_socketat(self->a, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	/* Where the dance would be between its two setns calls. */
-	ASSERT_EQ(raise(SIGUSR1), 0);
-	assert_cookies(_metadata, s, self->a_cookie, self->here_cookie);
+	if (target != T_HERE) {
+		if (setns(x->netns[target], CLONE_NEWNET))
+			return -errno;
+		x->dances++;
+	}
+	s = socket(t->family, t->type, t->protocol);
+	a->err = s < 0 ? errno : 0;
+	if (s >= 0) {
+		a->domain = sockopt(s, SO_DOMAIN);
+		a->type = sockopt(s, SO_TYPE);
+		a->protocol = sockopt(s, SO_PROTOCOL);
+		close(s);
+	}
+	if (target != T_HERE && setns(x->netns[T_HERE], CLONE_NEWNET))
+		return -errno;
+	return 0;
+}
+
+/* The answer of socket(2) for @t in @target, remembered. NULL if the dance failed. */
+static const struct sweep_answer *sweep_answer(struct sweep *x, int target,
+					       const struct sweep_triple *t)
+{
+	static struct sweep_answer scratch;
+	unsigned int h = (unsigned int)target * 0x9e3779b1u;
+	struct sweep_answer *a;
+
+	h = (h ^ (unsigned int)t->family) * 0x85ebca6bu;
+	h = (h ^ (unsigned int)t->type) * 0xc2b2ae35u;
+	h = (h ^ (unsigned int)t->protocol) * 0x27d4eb2fu;
+	for (a = &x->cache[h % SWEEP_CACHE]; a->used; a = a == &x->cache[SWEEP_CACHE - 1] ?
+							     x->cache : a + 1) {
+		if (a->target == target && a->t.family == t->family && a->t.type == t->type &&
+		    a->t.protocol == t->protocol)
+			return a;
+	}
+	if (x->cached >= SWEEP_CACHE * 3 / 4)
+		a = &scratch;	/* full enough: compute, do not keep */
+	if (sweep_compute(x, target, t, a))
+		return NULL;
+	a->target = target;
+	a->t = *t;
+	if (a != &scratch) {
+		a->used = true;
+		x->cached++;
+	}
+	return a;
+}
+
+/* A socketat() socket against the answer: 0 if it is what socket(2) made there. */
+static const char *sweep_socket_wrong(struct sweep *x, int s, int target,
+				      const struct sweep_triple *t, const struct sweep_answer *a)
+{
+	int fdflags = fcntl(s, F_GETFD), flflags = fcntl(s, F_GETFL);
+
+	if (a->err)
+		return "a socket where socket(2) fails";
+	if (nsfd_netns_cookie(s) != x->cookie[target])
+		return "in the wrong netns";
+	if (sockopt(s, SO_DOMAIN) != a->domain || sockopt(s, SO_TYPE) != a->type ||
+	    sockopt(s, SO_PROTOCOL) != a->protocol)
+		return "domain, type or protocol differ";
+	if (!!(fdflags & FD_CLOEXEC) != !!(t->type & SOCK_CLOEXEC))
+		return "FD_CLOEXEC differs";
+	if (!!(flflags & O_NONBLOCK) != !!(t->type & SOCK_NONBLOCK))
+		return "O_NONBLOCK differs";
+	return NULL;
+}
+
+static double sweep_seconds(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+TEST_F_TIMEOUT(sat, sweep_every_call_matches_socket_in_the_target, 180)
+{
+	static struct sweep sw;
+	struct sweep *x = &sw;
+	const struct sat_who in_b = { .unshare_as_root = CLONE_NEWNET, .dumpable = 1 };
+	unsigned int state = SWEEP_SEED, calls, made = 0, mismatches = 0, i;
+	unsigned int class_calls[NR_CLASSES] = {}, class_made[NR_CLASSES] = {};
+	unsigned int errs[256] = {};
+	struct sat_holder b;
+	struct timespec t0;
+	char line[1024];
+	size_t len;
+	pid_t zpid = 0;
+	int fd, pipefd[2];
+
+	memset(x, 0, sizeof(*x));
+	ASSERT_EQ(sat_hold(&b, &in_b), 0);
+	x->netns[T_HERE] = self->here;
+	x->netns[T_A] = self->a;
+	x->netns[T_B] = b.netns;
+	x->cookie[T_HERE] = self->here_cookie;
+	x->cookie[T_A] = self->a_cookie;
+	x->cookie[T_B] = b.cookie;
+
+	sweep_add(x, C_MINUS_ONE, -1, T_HERE, 0);
+	sweep_add(x, C_OWN_FD, self->here, T_HERE, 0);
+	sweep_add(x, C_OWN_FD, nsfd_open_ns(0, "net"), T_HERE, 0);
+	sweep_add(x, C_FOREIGN_FD, self->a, T_A, 0);
+	sweep_add(x, C_FOREIGN_FD, b.netns, T_B, 0);
+	for (i = 0; i < NSFD_NR_NS; i++)
+		if (nsfd_ns_entries[i].type != CLONE_NEWNET)
+			sweep_add(x, C_OTHER_NS, nsfd_open_ns(0, nsfd_ns_entries[i].name), -1,
+				  EINVAL);
+	sweep_add(x, C_PIDFD_LIVE, b.pidfd, T_B, 0);
+	sweep_add(x, C_PIDFD_LIVE, sys_pidfd_open(getpid(), 0), T_HERE, 0);
+	sweep_add(x, C_PIDFD_DEAD, nsfd_pidfd_of_reaped_child(), -1, ESRCH);
+	sweep_add(x, C_PIDFD_DEAD, sat_zombie(NULL, &zpid), -1, ESRCH);
+	sweep_add(x, C_NOT_NS, open("/proc/self/status", O_RDONLY | O_CLOEXEC), -1, EINVAL);
+	sweep_add(x, C_NOT_NS, open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC), -1, EINVAL);
+	sweep_add(x, C_NOT_NS, open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC), -1,
+		  EINVAL);
+	sweep_add(x, C_NOT_NS, socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), -1, EINVAL);
+	sweep_add(x, C_NOT_NS, eventfd(0, EFD_CLOEXEC), -1, EINVAL);
+	ASSERT_EQ(pipe2(pipefd, O_CLOEXEC), 0);
+	sweep_add(x, C_NOT_NS, pipefd[0], -1, EINVAL);
+	sweep_add(x, C_NOT_OPEN, open("/proc/self/ns/net", O_PATH | O_CLOEXEC), -1, EBADF);
+	sweep_add(x, C_NOT_OPEN, open("/proc/self/status", O_PATH | O_CLOEXEC), -1, EBADF);
+	sweep_add(x, C_NOT_OPEN, -2, -1, EBADF);
+	sweep_add(x, C_NOT_OPEN, INT_MAX, -1, EBADF);
+	sweep_add(x, C_NOT_OPEN, INT_MIN, -1, EBADF);
+	/* Last: no later open may take its number. */
+	fd = eventfd(0, EFD_CLOEXEC);
+	ASSERT_GE(fd, 0);
+	close(fd);
+	sweep_add(x, C_NOT_OPEN, fd, -1, EBADF);
+	for (i = 0; i < NR_CLASSES; i++) {
+		ASSERT_GT(x->npool[i], 0) {
+			TH_LOG("no nsfd of class \"%s\"", sweep_class_name[i]);
+		}
+	}
+	ASSERT_EQ(x->npool[C_PIDFD_DEAD], 2);
+	ASSERT_EQ(x->npool[C_PIDFD_LIVE], 2);
+
+	sweep_probe_families(x);
+	ASSERT_GT(x->nfam, 0);
+	len = 0;
+	for (i = 0; i < (unsigned int)x->nfam; i++)
+		len += snprintf(line + len, sizeof(line) - len,
+				" %s (%d of %d pairs make a socket)",
+				x->fam[i]->name, x->fam[i]->ngood,
+				x->fam[i]->ngood + x->fam[i]->nbad);
+	ksft_print_msg("sweep: families:%s; out of range: -1 1000 INT_MAX INT_MIN\n", line);
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (calls = 0; calls < SWEEP_CALLS; calls++) {
+		unsigned int r = sweep_rand(&state);
+		int class = r % NR_CLASSES, s, e;
+		struct sweep_nsfd n = x->pool[class][(r >> 8) % x->npool[class]];
+		const struct sweep_answer *a = NULL;
+		struct sweep_triple t;
+		const char *wrong = NULL;
+
+		if (!(calls & 255) && sweep_seconds(&t0) > SWEEP_MAX_SECONDS) {
+			ksft_print_msg("sweep: stopped at %d s, after %u calls\n",
+				       SWEEP_MAX_SECONDS, calls);
+			break;
+		}
+		/* Half of the not-open numbers are random: far above or below. */
+		if (class == C_NOT_OPEN && (r >> 20) & 1) {
+			unsigned int v = sweep_rand(&state);
+
+			n.fd = v & 1 ? (int)(0x20000000u | v >> 1) : -(int)(v % 1000000) - 2;
+		}
+		sweep_draw(x, &state, &t);
+		if (n.target >= 0) {
+			a = sweep_answer(x, n.target, &t);
+			ASSERT_NE(NULL, a) {
+				TH_LOG("setns dance into target %d: %s", n.target, strerror(errno));
+			}
+		}
+		s = sys_socketat(n.fd, t.family, t.type, t.protocol);
+		e = s < 0 ? errno : 0;
+		class_calls[class]++;
+		if (s >= 0) {
+			wrong = a ? sweep_socket_wrong(x, s, n.target, &t, a) :
+				    "a socket where the nsfd class has an errno";
+			close(s);
+			made++;
+			class_made[class]++;
+		} else if (e != (a ? a->err : n.err)) {
+			wrong = "errno differs";
+		}
+		errs[e < 256 ? e : 255]++;
+		if (wrong && mismatches++ < 10)
+			TH_LOG("call %u: socketat(%d [%s], %d, 0x%x, %d): %s, want %s: %s", calls,
+			       n.fd, sweep_class_name[class], t.family, t.type, t.protocol,
+			       sat_errname(e), sat_errname(a ? a->err : n.err), wrong);
+	}
+
+	ksft_print_msg("sweep: %u calls, seed 0x%x, %.1f s, %u setns dances for the answers\n",
+		       calls, SWEEP_SEED, sweep_seconds(&t0), x->dances);
+	ksft_print_msg("sweep: %u sockets made (%.1f%% of the calls), %u mismatches\n", made,
+		       calls ? 100.0 * made / calls : 0.0, mismatches);
+	len = 0;
+	for (i = 0; i < 256; i++)
+		if (errs[i])
+			len += snprintf(line + len, sizeof(line) - len, "%s%s %u",
+					len ? ", " : "", i ? sat_errname(i) : "socket", errs[i]);
+	ksft_print_msg("sweep: errno table: %s\n", line);
+	len = 0;
+	for (i = 0; i < NR_CLASSES; i++)
+		len += snprintf(line + len, sizeof(line) - len, "%s%s %u/%u", i ? ", " : "",
+				sweep_class_name[i], class_made[i], class_calls[i]);
+	ksft_print_msg("sweep: sockets/calls by nsfd class: %s\n", line);
+	fflush(stdout);
+
+	EXPECT_EQ(mismatches, 0U);
+	EXPECT_GE(made * 100, calls * SWEEP_MIN_SOCKET_PCT) {
+		TH_LOG("only %u of %u calls made a socket", made, calls);
+	}
+
+	for (i = 0; i < NR_CLASSES; i++) {
+		int j;
+
+		for (j = 0; j < x->npool[i]; j++) {
+			int f = x->pool[i][j].fd;
+
+			if (f < 0 || f == self->here || f == self->a || f == b.netns ||
+			    f == b.pidfd)
+				continue;
+			close(f);
+		}
+	}
+	close(pipefd[1]);
+	if (zpid > 0)
+		waitpid(zpid, NULL, 0);
+	sat_unhold(&b);
 }
 
 TEST_HARNESS_MAIN

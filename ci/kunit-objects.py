@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""The KUnit test objects nsfd wires into a tree, read from kunit/append/.
+
+usage: kunit-objects.py KUNIT_DIR
+
+One line per object: SYMBOL<TAB>OBJECT<TAB>SOURCE<TAB>SUITE[,SUITE...]
+  - an `obj-$(CONFIG_X) += name.o` line appended to DIR/Makefile gives
+    DIR/name.o, built from kunit/DIR/name.c;
+  - a `#ifdef CONFIG_X` + `#include "name.c"` appended to DIR/file.c gives
+    DIR/file.o, which compiles kunit/DIR/name.c beside the static code.
+The suites are the `.name = "..."` of each struct kunit_suite in SOURCE.
+"""
+import os
+import re
+import sys
+
+OBJ = re.compile(r'^obj-\$\(CONFIG_(\w+)\)\s*\+=\s*(\S+)\.o\s*$', re.M)
+IFDEF = re.compile(r'^#if(?:def\s+CONFIG_(\w+)|\s+IS_ENABLED\(CONFIG_(\w+)\))\s*\n'
+                   r'#include\s+"([^"]+\.c)"', re.M)
+SUITE = re.compile(r'struct kunit_suite\s+\w+\s*=\s*\{[^}]*?\.name\s*=\s*"([^"]+)"', re.S)
+
+
+def suites(path):
+    try:
+        return SUITE.findall(open(path).read())
+    except OSError:
+        return []
+
+
+def main(kunit):
+    append = os.path.join(kunit, 'append')
+    for root, _, files in sorted(os.walk(append)):
+        for f in sorted(files):
+            tree_path = os.path.relpath(os.path.join(root, f), append)
+            d = os.path.dirname(tree_path)
+            text = open(os.path.join(root, f)).read()
+            if f == 'Makefile' or f == 'Kbuild':
+                for sym, name in OBJ.findall(text):
+                    src = os.path.join(d, name + '.c')
+                    print('\t'.join([sym, os.path.join(d, name + '.o'), src,
+                                     ','.join(suites(os.path.join(kunit, src)))]))
+            elif f.endswith('.c'):
+                for sym1, sym2, inc in IFDEF.findall(text):
+                    src = os.path.normpath(os.path.join(d, inc))
+                    print('\t'.join([sym1 or sym2, tree_path[:-2] + '.o', src,
+                                     ','.join(suites(os.path.join(kunit, src)))]))
+
+
+if __name__ == '__main__':
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    main(sys.argv[1])

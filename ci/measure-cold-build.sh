@@ -1,0 +1,34 @@
+#!/bin/bash
+# Cold build of nsfd's x86_64 kernel beside kunit.py's own minimal config
+# (tools/testing/kunit/configs/default.config, nothing of nsfd's), one
+# after the other in one run, ccache off: the wall times, the objects each
+# compiles and their ratio (README: lean kernels).
+#
+# usage: ci/measure-cold-build.sh [ARCH]   (after make run has prepared the tree)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+arch=${1:-x86_64}
+. "$top/ci/arch/$arch.conf"
+src=$top/build/patched/src
+[ -d "$src" ] || { echo "no tree in $src: run make run first" >&2; exit 2; }
+work=$top/build/measure
+rm -rf "$work"; mkdir -p "$work"
+export CCACHE_DISABLE=1 PYTHONDONTWRITEBYTECODE=1
+cross=(); [ -n "$CROSS_COMPILE" ] && cross=(--cross_compile="$CROSS_COMPILE")
+frags=(nsfd guest lean)
+[ -f "$top/kunit-configs/$arch.kunitconfig" ] && frags+=("$arch")
+python3 "$top/ci/merge-kunitconfig.py" "$work/nsfd.kunitconfig" \
+	$(printf "$top/kunit-configs/%s.kunitconfig " "${frags[@]}")
+declare -A secs objs
+for which in kunit-default nsfd; do
+	cfg=$src/tools/testing/kunit/configs/default.config
+	[ $which = nsfd ] && cfg=$work/nsfd.kunitconfig
+	t0=$(date +%s.%N)
+	python3 "$src/tools/testing/kunit/kunit.py" build --arch="$LINUX_ARCH" "${cross[@]}" \
+		--build_dir="$work/$which" --kunitconfig="$cfg" --jobs="$(nproc)" >"$work/$which.log" 2>&1
+	secs[$which]=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }')
+	objs[$which]=$(find "$work/$which" -name '*.o' | wc -l)
+	echo "measure: $which: ${secs[$which]} s, ${objs[$which]} objects"
+done
+awk -v a="${secs[nsfd]}" -v b="${secs[kunit-default]}" -v c="${objs[nsfd]}" -v d="${objs[kunit-default]}" \
+	'BEGIN { printf "measure: nsfd / kunit default: %.2fx the time, %.2fx the objects\n", a / b, c / d }'

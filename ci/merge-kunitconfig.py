@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Merge .kunitconfig fragments into one, the later fragment winning.
+
+usage: merge-kunitconfig.py OUT [--off SYMBOL]... FRAGMENT...
+
+kunit.py refuses two fragments that set one option two ways; nsfd's
+fragments are layered (the suites, the guest, lean, the arch, debug, a
+matrix config that switches a namespace type off), so the last setting of
+an option is the one kept. --off SYMBOL switches CONFIG_SYMBOL off
+whatever a fragment says (a KUnit suite that does not compile on a tree).
+OUT is rewritten only when its content changes: kunit.py reconfigures on a
+new one.
+"""
+import os
+import re
+import sys
+
+SET = re.compile(r'^(CONFIG_\w+)=(.*)$')
+UNSET = re.compile(r'^# (CONFIG_\w+) is not set$')
+
+
+def main(argv):
+    if len(argv) < 2:
+        sys.exit(__doc__)
+    out, args = argv[1], argv[2:]
+    off, frags = [], []
+    while args:
+        a = args.pop(0)
+        if a == '--off' and args:
+            off.append('CONFIG_' + args.pop(0))
+        else:
+            frags.append(a)
+    entries = {}
+    for frag in frags:
+        for line in open(frag):
+            line = line.strip()
+            m = SET.match(line) or UNSET.match(line)
+            if not m:
+                continue
+            name = m.group(1)
+            entries.pop(name, None)
+            entries[name] = 'n' if UNSET.match(line) else m.group(2)
+    for name in off:
+        entries.pop(name, None)
+        entries[name] = 'n'
+    text = ''.join('# %s is not set\n' % k if v == 'n' else '%s=%s\n' % (k, v)
+                   for k, v in entries.items())
+    try:
+        if open(out).read() == text:
+            return
+    except OSError:
+        pass
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    with open(out + '.new', 'w') as f:
+        f.write(text)
+    os.replace(out + '.new', out)
+
+
+if __name__ == '__main__':
+    main(sys.argv)

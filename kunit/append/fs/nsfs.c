@@ -1,0 +1,4 @@
+
+#ifdef CONFIG_NSFS_KUNIT_TEST
+#include "tests/nsfs_kunit.c"
+#endif

@@ -1,0 +1,4 @@
+
+#ifdef CONFIG_NSPROXY_KUNIT_TEST
+#include "nsproxy_kunit.c"
+#endif

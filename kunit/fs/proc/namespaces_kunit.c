@@ -1,0 +1,803 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the proc_ns_operations instances behind /proc/<pid>/ns.
+ *
+ * fs/proc/namespaces.c includes this file, so that the cases iterate the
+ * kernel's own ns_entries[]: one parameter per /proc/<pid>/ns entry the
+ * configuration builds, and nothing else.
+ *
+ * Every operation is checked on a private namespace of the entry's type,
+ * created for the case and owned by a user namespace that is a child of
+ * init_user_ns (without CONFIG_USER_NS: init_user_ns). So a reference
+ * count is exact, an owner() that answers init_user_ns is caught, and the
+ * two capability checks of each install (over the target's owner, and in
+ * the caller's user namespace) fail one at a time. pid entries need a task
+ * whose active pid namespace is the target: each such case forks one, the
+ * init of the target, which waits until the case lets it go.
+ *
+ * Everything a case takes is released by a KUnit action, so a failed
+ * assertion leaks nothing into the next case.
+ */
+#include <kunit/resource.h>
+#include <kunit/test.h>
+#include <linux/cgroup.h>
+#include <linux/completion.h>
+#include <linux/cred.h>
+#include <linux/fs_struct.h>
+#include <linux/ipc_namespace.h>
+#include <linux/mman.h>
+#include <linux/mnt_namespace.h>
+#include <linux/pid_namespace.h>
+#include <linux/proc_ns.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/time_namespace.h>
+#include <linux/user_namespace.h>
+#include <linux/utsname.h>
+#include <net/net_namespace.h>
+
+KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_put_cred, put_cred, const struct cred *);
+KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_put_nsproxy, put_nsproxy, struct nsproxy *);
+KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_free_fs, free_fs_struct, struct fs_struct *);
+KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_path_put, path_put, const struct path *);
+#ifdef CONFIG_PID_NS
+KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_put_pid_ns, put_pid_ns, struct pid_namespace *);
+#endif
+
+static const struct proc_ns_operations *ns_kunit_ops(struct kunit *test)
+{
+	const struct proc_ns_operations *const *entry = test->param_value;
+
+	return *entry;
+}
+
+static void ns_kunit_entry_desc(const struct proc_ns_operations **entry, char *desc)
+{
+	strscpy(desc, (*entry)->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ns_entry, ns_entries, ns_kunit_entry_desc);
+
+static unsigned int ns_kunit_count(struct ns_common *ns)
+{
+	return refcount_read(&ns->count);
+}
+
+/*
+ * The namespace of @ops's entry in @nsp. Only entries the configuration
+ * builds can be asked for: they are the ones in ns_entries[].
+ */
+static struct ns_common *ns_kunit_nsproxy_ns(struct nsproxy *nsp,
+					     const struct proc_ns_operations *ops)
+{
+	switch (ops->type) {
+#ifdef CONFIG_UTS_NS
+	case CLONE_NEWUTS:
+		return &nsp->uts_ns->ns;
+#endif
+#ifdef CONFIG_IPC_NS
+	case CLONE_NEWIPC:
+		return &nsp->ipc_ns->ns;
+#endif
+#ifdef CONFIG_NET_NS
+	case CLONE_NEWNET:
+		return &nsp->net_ns->ns;
+#endif
+#ifdef CONFIG_CGROUPS
+	case CLONE_NEWCGROUP:
+		return &nsp->cgroup_ns->ns;
+#endif
+#ifdef CONFIG_PID_NS
+	case CLONE_NEWPID:
+		return &nsp->pid_ns_for_children->ns;
+#endif
+#ifdef CONFIG_TIME_NS
+	case CLONE_NEWTIME:
+		/* time_for_children reads as "time" */
+		return ops->real_ns_name ? &nsp->time_ns_for_children->ns : &nsp->time_ns->ns;
+#endif
+	case CLONE_NEWNS:
+		return from_mnt_ns(nsp->mnt_ns);
+	}
+	return NULL;
+}
+
+/* Every namespace of @a but those of @type is @b's. */
+static void ns_kunit_expect_only_type_differs(struct kunit *test, struct nsproxy *a,
+					      struct nsproxy *b, int type)
+{
+	if (type != CLONE_NEWUTS)
+		KUNIT_EXPECT_PTR_EQ(test, a->uts_ns, b->uts_ns);
+	if (type != CLONE_NEWIPC)
+		KUNIT_EXPECT_PTR_EQ(test, a->ipc_ns, b->ipc_ns);
+	if (type != CLONE_NEWNS)
+		KUNIT_EXPECT_PTR_EQ(test, a->mnt_ns, b->mnt_ns);
+	if (type != CLONE_NEWPID)
+		KUNIT_EXPECT_PTR_EQ(test, a->pid_ns_for_children, b->pid_ns_for_children);
+	if (type != CLONE_NEWNET)
+		KUNIT_EXPECT_PTR_EQ(test, a->net_ns, b->net_ns);
+	if (type != CLONE_NEWTIME) {
+		KUNIT_EXPECT_PTR_EQ(test, a->time_ns, b->time_ns);
+		KUNIT_EXPECT_PTR_EQ(test, a->time_ns_for_children, b->time_ns_for_children);
+	}
+	if (type != CLONE_NEWCGROUP)
+		KUNIT_EXPECT_PTR_EQ(test, a->cgroup_ns, b->cgroup_ns);
+}
+
+/*
+ * A copy of the current (subjective) cred, moved into a new user namespace
+ * that is a child of the current one, with all capabilities there.
+ */
+static struct cred *ns_kunit_userns_cred(struct kunit *test)
+{
+	struct cred *cred;
+	int err;
+
+	if (!IS_ENABLED(CONFIG_USER_NS))
+		kunit_skip(test, "CONFIG_USER_NS is off");
+	cred = prepare_creds();
+	KUNIT_ASSERT_NOT_NULL(test, cred);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_put_cred, cred));
+	err = create_user_ns(cred);
+	KUNIT_ASSERT_EQ_MSG(test, err, 0, "create_user_ns");
+	return cred;
+}
+
+#ifdef CONFIG_USER_NS
+/*
+ * What writing "0 0 1" to uid_map and gid_map leaves: root of @ns is its
+ * creator. A user namespace can only be created by a mapped uid.
+ */
+static void ns_kunit_map_root(struct user_namespace *ns)
+{
+	struct uid_gid_map *map[] = { &ns->uid_map, &ns->gid_map };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(map); i++) {
+		map[i]->extent[0].first = 0;
+		map[i]->extent[0].lower_first = 0;
+		map[i]->extent[0].count = 1;
+		smp_wmb();
+		WRITE_ONCE(map[i]->nr_extents, 1);
+	}
+}
+#endif
+
+/*
+ * A task forked for the case (as the usermode helper forks, a kernel
+ * function in place of an exec), so that an entry can be read from a task
+ * whose objective cred or active pid namespace is private: with
+ * CLONE_NEWPID it is the init of a new pid namespace, and makes a child
+ * pid namespace of its own (@inner). It waits until the case lets it go.
+ */
+struct ns_kunit_child {
+	struct completion ready, release;
+	struct task_struct *parent, *task;
+	struct pid_namespace *inner;
+	unsigned long flags;
+	pid_t pid;
+};
+
+static int ns_kunit_child_fn(void *data)
+{
+	struct ns_kunit_child *c = data;
+
+#ifdef CONFIG_PID_NS
+	if (c->flags & CLONE_NEWPID)
+		c->inner = copy_pid_ns(CLONE_NEWPID, current_user_ns(),
+				       task_active_pid_ns(current));
+#endif
+	complete(&c->ready);
+	wait_for_completion(&c->release);
+	do_exit(0);
+}
+
+/* Let the child go; its parent (the case, not the cleanup) reaps it. */
+static void ns_kunit_child_stop(void *data)
+{
+	struct ns_kunit_child *c = data;
+	int status;
+
+	complete(&c->release);
+	if (current == c->parent) {
+		kernel_wait(c->pid, &status);
+		kernel_sigaction(SIGCHLD, SIG_IGN);
+	}
+	put_task_struct(c->task);
+}
+
+/* Fork a child with @cred (copied as its own) and @flags. */
+static struct ns_kunit_child *ns_kunit_child_start(struct kunit *test, struct cred *cred,
+						   unsigned long flags)
+{
+	struct ns_kunit_child *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	const struct cred *old = NULL;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	init_completion(&c->ready);
+	init_completion(&c->release);
+	c->parent = current;
+	c->flags = flags;
+	/* As the usermode helper does: a kthread ignores SIGCHLD, so reap by hand. */
+	kernel_sigaction(SIGCHLD, SIG_DFL);
+	if (cred)
+		old = override_creds(cred);
+	c->pid = user_mode_thread(ns_kunit_child_fn, c, flags | SIGCHLD);
+	if (cred)
+		revert_creds(old);
+	if (c->pid < 0)
+		kernel_sigaction(SIGCHLD, SIG_IGN);
+	KUNIT_ASSERT_GT_MSG(test, c->pid, 0, "fork");
+	c->task = find_get_task_by_vpid(c->pid);
+	if (!c->task) {
+		complete(&c->release);
+		KUNIT_FAIL_AND_ABORT(test, "forked child %d not found", c->pid);
+	}
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_child_stop, c));
+	wait_for_completion(&c->ready);
+#ifdef CONFIG_PID_NS
+	if (flags & CLONE_NEWPID) {
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c->inner);
+		KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_put_pid_ns,
+								   c->inner));
+	}
+#endif
+	return c;
+}
+
+/* A private namespace of one entry's type, and how the entry reaches it. */
+struct ns_kunit_target {
+	const struct proc_ns_operations *ops;
+	struct cred *owner_cred;	/* a cred in @owner; NULL without USER_NS */
+	struct user_namespace *owner;	/* what ops->owner(target) must answer */
+	struct cred *user_cred;		/* user: a cred in the target */
+	struct nsproxy *nsp;		/* the others: holds the target */
+	struct ns_kunit_child *child;	/* pid, user: a task in the target */
+	struct ns_common *target;
+};
+
+static struct ns_kunit_target *ns_kunit_target(struct kunit *test)
+{
+	struct ns_kunit_target *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	const struct proc_ns_operations *ops = ns_kunit_ops(test);
+	struct fs_struct *fs = NULL;
+	int err;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->ops = ops;
+	t->owner = &init_user_ns;
+#ifdef CONFIG_USER_NS
+	t->owner_cred = ns_kunit_userns_cred(test);
+	t->owner = t->owner_cred->user_ns;
+	ns_kunit_map_root(t->owner);
+	KUNIT_ASSERT_PTR_EQ(test, t->owner->parent, &init_user_ns);
+#endif
+
+	switch (ops->type) {
+#ifdef CONFIG_USER_NS
+	case CLONE_NEWUSER: {
+		const struct cred *old = override_creds(t->owner_cred);
+
+		/* A grandchild of init_user_ns: its owner is not init_user_ns. */
+		t->user_cred = ns_kunit_userns_cred(test);
+		revert_creds(old);
+		t->target = &t->user_cred->user_ns->ns;
+		/* userns_get() reads the objective cred: a task of its own. */
+		t->child = ns_kunit_child_start(test, t->user_cred, 0);
+		KUNIT_ASSERT_PTR_EQ(test, &task_cred_xxx(t->child->task, user_ns)->ns, t->target);
+		return t;
+	}
+#endif
+#ifdef CONFIG_PID_NS
+	case CLONE_NEWPID:
+		t->child = ns_kunit_child_start(test, t->owner_cred, CLONE_NEWPID);
+		t->target = &task_active_pid_ns(t->child->task)->ns;
+		KUNIT_ASSERT_PTR_NE(test, t->target, &init_pid_ns.ns);
+		return t;
+#endif
+	case CLONE_NEWNS:
+		/* copy_mnt_ns() re-roots this copy, never the task's fs. */
+		fs = copy_fs_struct(current->fs);
+		KUNIT_ASSERT_NOT_NULL(test, fs);
+		KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_free_fs, fs));
+		break;
+	}
+
+	err = unshare_nsproxy_namespaces(ops->type, &t->nsp, t->owner_cred, fs ?: current->fs);
+	KUNIT_ASSERT_EQ_MSG(test, err, 0, "unshare %s", ops->name);
+	KUNIT_ASSERT_NOT_NULL(test, t->nsp);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_put_nsproxy, t->nsp));
+#ifdef CONFIG_TIME_NS
+	if (ops->type == CLONE_NEWTIME) {
+		/* unshare made time_for_children; time follows at the next exec. */
+		struct time_namespace *ns = t->nsp->time_ns_for_children;
+
+		get_time_ns(ns);
+		put_time_ns(t->nsp->time_ns);
+		t->nsp->time_ns = ns;
+	}
+#endif
+	t->target = ns_kunit_nsproxy_ns(t->nsp, ops);
+	KUNIT_ASSERT_NOT_NULL(test, t->target);
+	KUNIT_ASSERT_PTR_NE(test, t->target, ns_kunit_nsproxy_ns(current->nsproxy, ops));
+	return t;
+}
+
+/* The task whose entry is the target, while the case is inside it. */
+struct ns_kunit_inside {
+	struct nsproxy *old_nsp;
+};
+
+static struct task_struct *ns_kunit_enter(struct ns_kunit_target *t, struct ns_kunit_inside *in)
+{
+	if (t->child)
+		return t->child->task;
+	in->old_nsp = current->nsproxy;
+	get_nsproxy(in->old_nsp);
+	get_nsproxy(t->nsp);
+	switch_task_namespaces(current, t->nsp);
+	return current;
+}
+
+static void ns_kunit_leave(struct ns_kunit_target *t, struct ns_kunit_inside *in)
+{
+	if (in->old_nsp)
+		switch_task_namespaces(current, in->old_nsp);
+}
+
+/*
+ * /proc/<pid>/ns lists exactly the configured types, under the names and
+ * CLONE_NEW* types of the ABI, the "for children" entries reading as the
+ * type they install.
+ */
+static void ns_entries_are_exactly_the_configured_types(struct kunit *test)
+{
+	static const struct {
+		const char *name, *real_name;
+		int type;
+		bool configured;
+	} abi[] = {
+		{ "net", NULL, CLONE_NEWNET, IS_ENABLED(CONFIG_NET_NS) },
+		{ "uts", NULL, CLONE_NEWUTS, IS_ENABLED(CONFIG_UTS_NS) },
+		{ "ipc", NULL, CLONE_NEWIPC, IS_ENABLED(CONFIG_IPC_NS) },
+		{ "pid", NULL, CLONE_NEWPID, IS_ENABLED(CONFIG_PID_NS) },
+		{ "pid_for_children", "pid", CLONE_NEWPID, IS_ENABLED(CONFIG_PID_NS) },
+		{ "user", NULL, CLONE_NEWUSER, IS_ENABLED(CONFIG_USER_NS) },
+		{ "mnt", NULL, CLONE_NEWNS, true },
+		{ "cgroup", NULL, CLONE_NEWCGROUP, IS_ENABLED(CONFIG_CGROUPS) },
+		{ "time", NULL, CLONE_NEWTIME, IS_ENABLED(CONFIG_TIME_NS) },
+		{ "time_for_children", "time", CLONE_NEWTIME, IS_ENABLED(CONFIG_TIME_NS) },
+	};
+	unsigned int i, j, found = 0, configured = 0;
+
+	for (i = 0; i < ARRAY_SIZE(abi); i++) {
+		const struct proc_ns_operations *ops = NULL;
+
+		configured += abi[i].configured;
+		for (j = 0; j < ARRAY_SIZE(ns_entries); j++) {
+			if (strcmp(ns_entries[j]->name, abi[i].name))
+				continue;
+			KUNIT_EXPECT_NULL_MSG(test, ops, "%s listed twice", abi[i].name);
+			ops = ns_entries[j];
+		}
+		KUNIT_EXPECT_EQ_MSG(test, ops != NULL, abi[i].configured,
+				    "%s listed: %d, configured: %d", abi[i].name,
+				    ops != NULL, abi[i].configured);
+		if (!ops)
+			continue;
+		found++;
+		KUNIT_EXPECT_EQ_MSG(test, ops->type, abi[i].type, "%s", abi[i].name);
+		if (abi[i].real_name)
+			KUNIT_EXPECT_STREQ(test, ops->real_ns_name ?: "(none)", abi[i].real_name);
+		else
+			KUNIT_EXPECT_NULL_MSG(test, ops->real_ns_name, "%s", abi[i].name);
+	}
+	KUNIT_EXPECT_EQ(test, found, configured);
+	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(ns_entries), configured);
+}
+
+/* get on a task takes exactly one reference on the entry's namespace. */
+static void ns_entry_get_takes_one_reference(struct kunit *test)
+{
+	struct ns_kunit_target *t = ns_kunit_target(test);
+	struct ns_kunit_inside in = {};
+	unsigned int base = ns_kunit_count(t->target);
+	struct ns_common *ns;
+
+	ns = t->ops->get(ns_kunit_enter(t, &in));
+	ns_kunit_leave(t, &in);
+	KUNIT_EXPECT_PTR_EQ(test, ns, t->target);
+	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base + 1);
+	if (!IS_ERR_OR_NULL(ns))
+		t->ops->put(ns);
+	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base);
+}
+
+/* put drops exactly one reference (and frees nothing still referenced). */
+static void ns_entry_put_drops_one_reference(struct kunit *test)
+{
+	struct ns_kunit_target *t = ns_kunit_target(test);
+	unsigned int base = ns_kunit_count(t->target);
+
+	refcount_inc(&t->target->count);
+	t->ops->put(t->target);
+	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base);
+	refcount_inc(&t->target->count);
+	refcount_inc(&t->target->count);
+	t->ops->put(t->target);
+	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base + 1);
+	t->ops->put(t->target);
+	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base);
+}
+
+/*
+ * owner is the user namespace the namespace was created in (for a user
+ * namespace: its parent); the init namespaces' is init_user_ns (none for
+ * init_user_ns itself).
+ */
+static void ns_entry_owner_is_the_creating_user_ns(struct kunit *test)
+{
+	struct ns_kunit_target *t = ns_kunit_target(test);
+	struct ns_common *init;
+
+	KUNIT_EXPECT_PTR_EQ(test, t->ops->owner(t->target), t->owner);
+	if (IS_ENABLED(CONFIG_USER_NS))
+		KUNIT_EXPECT_PTR_NE(test, t->owner, &init_user_ns);
+
+	init = t->ops->get(current);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, init);
+	KUNIT_EXPECT_PTR_EQ(test, t->ops->owner(init),
+			    t->ops->type == CLONE_NEWUSER ? NULL : &init_user_ns);
+	t->ops->put(init);
+}
+
+static struct ns_common *ns_kunit_init_pid_ns(void)
+{
+#ifdef CONFIG_PID_NS
+	return &init_pid_ns.ns;
+#else
+	return NULL;
+#endif
+}
+
+/*
+ * get_parent exists for the hierarchical types only. It answers the parent
+ * with one reference, and EPERM past what the caller can see.
+ */
+static void ns_entry_get_parent(struct kunit *test)
+{
+	const struct proc_ns_operations *ops = ns_kunit_ops(test);
+	struct ns_kunit_target *t;
+	struct ns_common *child = NULL, *parent = NULL, *got;
+	unsigned int base;
+
+	if (ops->type != CLONE_NEWPID && ops->type != CLONE_NEWUSER) {
+		KUNIT_EXPECT_NULL(test, ops->get_parent);
+		return;
+	}
+	KUNIT_ASSERT_NOT_NULL(test, ops->get_parent);
+	t = ns_kunit_target(test);
+#ifdef CONFIG_PID_NS
+	if (ops->type == CLONE_NEWPID) {
+		/* The child's inner pid namespace, whose parent is the target. */
+		child = &t->child->inner->ns;
+		parent = t->target;
+	}
+#endif
+	if (ops->type == CLONE_NEWUSER) {
+		child = t->target;
+		parent = &t->owner->ns;
+	}
+	KUNIT_ASSERT_NOT_NULL(test, child);
+
+	base = ns_kunit_count(parent);
+	got = ops->get_parent(child);
+	KUNIT_EXPECT_PTR_EQ(test, got, parent);
+	KUNIT_EXPECT_EQ(test, ns_kunit_count(parent), base + 1);
+	if (!IS_ERR_OR_NULL(got))
+		ops->put(got);
+	KUNIT_EXPECT_EQ(test, ns_kunit_count(parent), base);
+
+	/* The init namespace has no parent at all. */
+	got = ops->get_parent(ops->type == CLONE_NEWUSER ? &init_user_ns.ns : ns_kunit_init_pid_ns());
+	KUNIT_EXPECT_PTR_EQ(test, got, ERR_PTR(-EPERM));
+
+	if (ops->type == CLONE_NEWUSER) {
+		/* From inside the target, its parent is out of reach. */
+		const struct cred *old = override_creds(t->user_cred);
+
+		got = ops->get_parent(t->target);
+		revert_creds(old);
+		KUNIT_EXPECT_PTR_EQ(test, got, ERR_PTR(-EPERM));
+		KUNIT_EXPECT_EQ(test, ns_kunit_count(parent), base);
+	}
+}
+
+/*
+ * A struct nsset as prepare_nsset() makes it for setns(fd, type): a copy
+ * of the task's namespaces (here with a throwaway one of the type, which
+ * install must replace), a cred to modify for user, a private fs for mnt.
+ */
+static void ns_kunit_nsset(struct kunit *test, struct nsset *nsset,
+			   const struct proc_ns_operations *ops)
+{
+	int err;
+
+	memset(nsset, 0, sizeof(*nsset));
+	nsset->flags = ops->type;
+	if (ops->type == CLONE_NEWUSER) {
+		struct cred *cred = prepare_creds();
+
+		KUNIT_ASSERT_NOT_NULL(test, cred);
+		KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_put_cred, cred));
+		nsset->cred = cred;
+		return;
+	}
+	nsset->cred = current_cred();
+	if (ops->type == CLONE_NEWNS) {
+		nsset->fs = copy_fs_struct(current->fs);
+		KUNIT_ASSERT_NOT_NULL(test, nsset->fs);
+		KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_free_fs,
+								   nsset->fs));
+	}
+	err = unshare_nsproxy_namespaces(ops->type, &nsset->nsproxy, NULL,
+					 nsset->fs ?: current->fs);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_ASSERT_NOT_NULL(test, nsset->nsproxy);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_put_nsproxy,
+							   nsset->nsproxy));
+}
+
+static void ns_kunit_nsset_release(struct kunit *test, struct nsset *nsset)
+{
+	if (nsset->nsproxy)
+		kunit_release_action(test, ns_kunit_put_nsproxy, nsset->nsproxy);
+	else
+		kunit_release_action(test, ns_kunit_put_cred, (void *)nsset->cred);
+}
+
+/* The namespace @nsset would commit for @ops's type. */
+static struct ns_common *ns_kunit_nsset_ns(struct nsset *nsset,
+					   const struct proc_ns_operations *ops)
+{
+	if (ops->type == CLONE_NEWUSER)
+		return &nsset->cred->user_ns->ns;
+	return ns_kunit_nsproxy_ns(nsset->nsproxy, ops);
+}
+
+/*
+ * install puts the target in the nsset with its references (time: both
+ * time and time_for_children), changes nothing else, commits nothing.
+ */
+static void ns_entry_install_takes_the_target(struct kunit *test)
+{
+	struct ns_kunit_target *t = ns_kunit_target(test);
+	int refs = t->ops->type == CLONE_NEWTIME ? 2 : 1;
+	struct nsproxy *before = current->nsproxy;
+	struct nsset nsset;
+	unsigned int base;
+
+	ns_kunit_nsset(test, &nsset, t->ops);
+	base = ns_kunit_count(t->target);
+	KUNIT_EXPECT_EQ(test, t->ops->install(&nsset, t->target), 0);
+	KUNIT_EXPECT_PTR_EQ(test, ns_kunit_nsset_ns(&nsset, t->ops), t->target);
+	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base + refs);
+#ifdef CONFIG_TIME_NS
+	if (t->ops->type == CLONE_NEWTIME) {
+		KUNIT_EXPECT_PTR_EQ(test, &nsset.nsproxy->time_ns->ns, t->target);
+		KUNIT_EXPECT_PTR_EQ(test, &nsset.nsproxy->time_ns_for_children->ns, t->target);
+	}
+#endif
+	if (nsset.nsproxy)
+		ns_kunit_expect_only_type_differs(test, nsset.nsproxy, before, t->ops->type);
+	KUNIT_EXPECT_PTR_EQ(test, current->nsproxy, before);
+	KUNIT_EXPECT_PTR_EQ(test, current_user_ns(), &init_user_ns);
+
+	ns_kunit_nsset_release(test, &nsset);
+	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base);
+}
+
+/* install with @cred as the caller: EPERM, nothing taken, nothing changed. */
+static void ns_kunit_expect_install_eperm(struct kunit *test, struct ns_kunit_target *t,
+					  const struct cred *cred, const char *why)
+{
+	struct nsset nsset;
+	const struct cred *old;
+	unsigned int base;
+	int err;
+
+	ns_kunit_nsset(test, &nsset, t->ops);
+	base = ns_kunit_count(t->target);
+	old = override_creds(cred);
+	if (t->ops->type != CLONE_NEWUSER)
+		nsset.cred = current_cred();
+	err = t->ops->install(&nsset, t->target);
+	revert_creds(old);
+	KUNIT_EXPECT_EQ_MSG(test, err, -EPERM, "%s", why);
+	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base);
+	KUNIT_EXPECT_PTR_NE(test, ns_kunit_nsset_ns(&nsset, t->ops), t->target);
+	ns_kunit_nsset_release(test, &nsset);
+}
+
+/*
+ * install needs CAP_SYS_ADMIN over the target's owner: a caller with every
+ * capability in a sibling user namespace (so in its own, which the second
+ * check asks about) is refused.
+ */
+static void ns_entry_install_needs_cap_over_owner(struct kunit *test)
+{
+	struct ns_kunit_target *t;
+	struct cred *sibling;
+
+	if (!IS_ENABLED(CONFIG_USER_NS))
+		kunit_skip(test, "CONFIG_USER_NS is off: every namespace is owned by init_user_ns, the two checks cannot be told apart");
+	t = ns_kunit_target(test);
+	sibling = ns_kunit_userns_cred(test);
+	KUNIT_ASSERT_PTR_NE(test, sibling->user_ns, t->owner);
+	ns_kunit_expect_install_eperm(test, t, sibling,
+				      "all capabilities in a sibling user namespace");
+}
+
+/*
+ * install needs CAP_SYS_ADMIN in the caller's own user namespace too (mnt
+ * also CAP_SYS_CHROOT): root of init_user_ns without it is still capable
+ * over the target's owner, which it created, and is refused. user has no
+ * such check: entering a user namespace one owns needs no capability here.
+ */
+static void ns_entry_install_needs_cap_in_caller_ns(struct kunit *test)
+{
+	struct ns_kunit_target *t = ns_kunit_target(test);
+	static const int caps[] = { CAP_SYS_ADMIN, CAP_SYS_CHROOT };
+	unsigned int i, n = t->ops->type == CLONE_NEWNS ? 2 : 1;
+
+	for (i = 0; i < n; i++) {
+		struct cred *cred = prepare_creds();
+
+		KUNIT_ASSERT_NOT_NULL(test, cred);
+		KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_put_cred, cred));
+		cap_lower(cred->cap_effective, caps[i]);
+		if (IS_ENABLED(CONFIG_USER_NS)) {
+			const struct cred *old = override_creds(cred);
+
+			KUNIT_EXPECT_TRUE(test, ns_capable(t->owner, CAP_SYS_ADMIN));
+			revert_creds(old);
+		}
+		if (t->ops->type == CLONE_NEWUSER) {
+			struct nsset nsset;
+			const struct cred *old;
+			int err;
+
+			ns_kunit_nsset(test, &nsset, t->ops);
+			old = override_creds(cred);
+			err = t->ops->install(&nsset, t->target);
+			revert_creds(old);
+			KUNIT_EXPECT_EQ(test, err, 0);
+			KUNIT_EXPECT_PTR_EQ(test, ns_kunit_nsset_ns(&nsset, t->ops), t->target);
+			ns_kunit_nsset_release(test, &nsset);
+			continue;
+		}
+		ns_kunit_expect_install_eperm(test, t, cred, i ? "without CAP_SYS_CHROOT" :
+							     "without CAP_SYS_ADMIN");
+	}
+}
+
+/* Entering the user namespace one is already in is EINVAL: no caps regained. */
+static void userns_install_into_own_user_ns_is_einval(struct kunit *test)
+{
+#ifdef CONFIG_USER_NS
+	struct nsset nsset;
+	const struct cred *old;
+	struct cred *cred;
+	int err;
+
+	cred = ns_kunit_userns_cred(test);
+	nsset = (struct nsset){ .flags = CLONE_NEWUSER, .cred = prepare_creds() };
+	KUNIT_ASSERT_NOT_NULL(test, nsset.cred);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_put_cred,
+							   (void *)nsset.cred));
+	old = override_creds(cred);
+	err = userns_operations.install(&nsset, &cred->user_ns->ns);
+	revert_creds(old);
+	KUNIT_EXPECT_EQ(test, err, -EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, nsset.cred->user_ns, &init_user_ns);
+#else
+	kunit_skip(test, "CONFIG_USER_NS is off");
+#endif
+}
+
+/*
+ * nsfs: the entry's file is one inode per namespace (i_ino the inum,
+ * i_private the namespace, stashed in ns->stashed), holding one reference
+ * while any path pins it, and none once the last goes. Its link reads
+ * "<type>:[<inum>]".
+ */
+static void ns_entry_nsfs_inode_pins_the_namespace(struct kunit *test)
+{
+	struct ns_kunit_target *t = ns_kunit_target(test);
+	struct path *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	struct path *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	char name[64], want[64];
+	struct ns_kunit_inside in = {};
+	struct task_struct *task;
+	unsigned int base;
+	int err_a, err_b, len;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_NULL(test, READ_ONCE(t->target->stashed));
+	base = ns_kunit_count(t->target);
+	task = ns_kunit_enter(t, &in);
+	err_a = ns_get_path(a, task, t->ops);
+	err_b = ns_get_path(b, task, t->ops);
+	len = ns_get_name(name, sizeof(name), task, t->ops);
+	ns_kunit_leave(t, &in);
+	if (!err_a)
+		KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_path_put, a));
+	if (!err_b)
+		KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_path_put, b));
+	KUNIT_ASSERT_EQ(test, err_a, 0);
+	KUNIT_ASSERT_EQ(test, err_b, 0);
+
+	KUNIT_EXPECT_PTR_EQ(test, a->dentry, b->dentry);
+	KUNIT_EXPECT_PTR_EQ(test, READ_ONCE(t->target->stashed), a->dentry);
+	KUNIT_EXPECT_EQ(test, d_inode(a->dentry)->i_ino, (unsigned long)t->target->inum);
+	KUNIT_EXPECT_PTR_EQ(test, get_proc_ns(d_inode(a->dentry)), t->target);
+	/* One reference, the inode's; the second lookup dropped its own. */
+	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base + 1);
+
+	snprintf(want, sizeof(want), "%s:[%u]", t->ops->real_ns_name ?: t->ops->name,
+		 t->target->inum);
+	KUNIT_EXPECT_GT(test, len, 0);
+	KUNIT_EXPECT_STREQ(test, name, want);
+
+	kunit_release_action(test, ns_kunit_path_put, b);
+	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base + 1);
+	KUNIT_EXPECT_PTR_EQ(test, READ_ONCE(t->target->stashed), a->dentry);
+	kunit_release_action(test, ns_kunit_path_put, a);
+	/* The last path is gone: dentry and inode with it, and their reference. */
+	KUNIT_EXPECT_NULL(test, READ_ONCE(t->target->stashed));
+	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base);
+}
+
+static int ns_ops_test_init(struct kunit *test)
+{
+	unsigned long addr;
+	int err;
+
+	/*
+	 * The case's kthread shares init's fs_struct with every kthread:
+	 * mntns_install() and userns_install() refuse a shared fs.
+	 * timens_install() asks whether the task is single-threaded, which
+	 * reads current->mm: give the kthread one.
+	 */
+	err = unshare_fs_struct();
+	if (err)
+		return err;
+	addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ,
+			     MAP_PRIVATE | MAP_ANONYMOUS, 0);
+	if (!addr || IS_ERR_VALUE(addr))
+		return -ENOMEM;
+	return 0;
+}
+
+static struct kunit_case ns_ops_test_cases[] = {
+	KUNIT_CASE(ns_entries_are_exactly_the_configured_types),
+	KUNIT_CASE_PARAM(ns_entry_get_takes_one_reference, ns_entry_gen_params),
+	KUNIT_CASE_PARAM(ns_entry_put_drops_one_reference, ns_entry_gen_params),
+	KUNIT_CASE_PARAM(ns_entry_owner_is_the_creating_user_ns, ns_entry_gen_params),
+	KUNIT_CASE_PARAM(ns_entry_get_parent, ns_entry_gen_params),
+	KUNIT_CASE_PARAM(ns_entry_install_takes_the_target, ns_entry_gen_params),
+	KUNIT_CASE_PARAM(ns_entry_install_needs_cap_over_owner, ns_entry_gen_params),
+	KUNIT_CASE_PARAM(ns_entry_install_needs_cap_in_caller_ns, ns_entry_gen_params),
+	KUNIT_CASE_PARAM(ns_entry_nsfs_inode_pins_the_namespace, ns_entry_gen_params),
+	KUNIT_CASE(userns_install_into_own_user_ns_is_einval),
+	{}
+};
+
+static struct kunit_suite ns_ops_test_suite = {
+	.name = "ns_ops",
+	.init = ns_ops_test_init,
+	.test_cases = ns_ops_test_cases,
+};
+
+kunit_test_suite(ns_ops_test_suite);
