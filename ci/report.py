@@ -189,7 +189,17 @@ def expected_kselftests(top):
     return progs
 
 
-def patched_checks(tests, by, top):
+def expected_kunit_for(outdir, top):
+    """The suites this kernel must run: OUTDIR/expected-kunit-suites.txt
+    (ci/nsfd writes it from the .config: a matrix config that switches a
+    suite's symbol off does not expect it), else every suite in kunit/."""
+    text = read(os.path.join(outdir, 'expected-kunit-suites.txt'))
+    if text is not None:
+        return [l.strip() for l in text.splitlines() if l.strip()]
+    return expected_kunit_suites(top)
+
+
+def patched_checks(tests, by, top, outdir=None):
     """In patched mode: what must have run, and no socketat skip.
 
     A stage that did not run gives no verdict on its suites (the line that
@@ -201,7 +211,7 @@ def patched_checks(tests, by, top):
         have = {t['suite'] for t in tests if t['source'] == 'kunit'}
         have |= {t['name'][len('expected.kunit.'):] for t in tests
                  if t['name'].startswith('expected.kunit.')}
-        for suite in expected_kunit_suites(top):
+        for suite in (expected_kunit_for(outdir, top) if outdir else expected_kunit_suites(top)):
             if suite not in have:
                 out.append(fail('pipeline', 'pipeline', 'expected.kunit.' + suite,
                                 'KUnit suite %s did not run' % suite))
@@ -312,7 +322,7 @@ def cmd_variant(a):
         tests += res
     tests += console_findings(a.outdir)
     if a.patched:
-        tests += patched_checks(tests, by, a.sources)
+        tests += patched_checks(tests, by, a.sources, a.outdir)
     code = exit_code(stages, tests)
     c = counts(tests)
     unbuilt = not_built(stages, a.outdir, a.variant)
@@ -322,6 +332,7 @@ def cmd_variant(a):
         'kernel': {'version': a.kernel_version, 'source': a.kernel_source,
                    'series': patches},
         'patched': a.patched,
+        'build': json.loads(read(os.path.join(a.outdir, 'build-info.json')) or '{}'),
         'exit_code': code, 'summary': c, 'not_built': unbuilt,
         'kselftest_ktap': channel, 'stages': stages, 'tests': tests,
     }

@@ -157,6 +157,7 @@ static void ns_kunit_map_root(struct user_namespace *ns)
 		map[i]->extent[0].first = 0;
 		map[i]->extent[0].lower_first = 0;
 		map[i]->extent[0].count = 1;
+		/* As map_write(): the extent is visible before its count. */
 		smp_wmb();
 		WRITE_ONCE(map[i]->nr_extents, 1);
 	}
@@ -169,10 +170,12 @@ static void ns_kunit_map_root(struct user_namespace *ns)
  * whose objective cred or active pid namespace is private: with
  * CLONE_NEWPID it is the init of a new pid namespace, and makes a child
  * pid namespace of its own (@inner). It waits until the case lets it go.
+ * Forked with CLONE_PARENT, as the async usermode helper is: it is
+ * kthreadd's child, which ignores SIGCHLD, so it is reaped when it exits.
  */
 struct ns_kunit_child {
 	struct completion ready, release;
-	struct task_struct *parent, *task;
+	struct task_struct *task;
 	struct pid_namespace *inner;
 	unsigned long flags;
 	pid_t pid;
@@ -192,17 +195,11 @@ static int ns_kunit_child_fn(void *data)
 	do_exit(0);
 }
 
-/* Let the child go; its parent (the case, not the cleanup) reaps it. */
 static void ns_kunit_child_stop(void *data)
 {
 	struct ns_kunit_child *c = data;
-	int status;
 
 	complete(&c->release);
-	if (current == c->parent) {
-		kernel_wait(c->pid, &status);
-		kernel_sigaction(SIGCHLD, SIG_IGN);
-	}
 	put_task_struct(c->task);
 }
 
@@ -216,17 +213,12 @@ static struct ns_kunit_child *ns_kunit_child_start(struct kunit *test, struct cr
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	init_completion(&c->ready);
 	init_completion(&c->release);
-	c->parent = current;
 	c->flags = flags;
-	/* As the usermode helper does: a kthread ignores SIGCHLD, so reap by hand. */
-	kernel_sigaction(SIGCHLD, SIG_DFL);
 	if (cred)
 		old = override_creds(cred);
-	c->pid = user_mode_thread(ns_kunit_child_fn, c, flags | SIGCHLD);
+	c->pid = user_mode_thread(ns_kunit_child_fn, c, flags | CLONE_PARENT | SIGCHLD);
 	if (cred)
 		revert_creds(old);
-	if (c->pid < 0)
-		kernel_sigaction(SIGCHLD, SIG_IGN);
 	KUNIT_ASSERT_GT_MSG(test, c->pid, 0, "fork");
 	c->task = find_get_task_by_vpid(c->pid);
 	if (!c->task) {
@@ -380,9 +372,9 @@ static void ns_entries_are_exactly_the_configured_types(struct kunit *test)
 			KUNIT_EXPECT_NULL_MSG(test, ops, "%s listed twice", abi[i].name);
 			ops = ns_entries[j];
 		}
-		KUNIT_EXPECT_EQ_MSG(test, ops != NULL, abi[i].configured,
+		KUNIT_EXPECT_EQ_MSG(test, !!ops, abi[i].configured,
 				    "%s listed: %d, configured: %d", abi[i].name,
-				    ops != NULL, abi[i].configured);
+				    !!ops, abi[i].configured);
 		if (!ops)
 			continue;
 		found++;
@@ -499,7 +491,8 @@ static void ns_entry_get_parent(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ns_kunit_count(parent), base);
 
 	/* The init namespace has no parent at all. */
-	got = ops->get_parent(ops->type == CLONE_NEWUSER ? &init_user_ns.ns : ns_kunit_init_pid_ns());
+	got = ops->get_parent(ops->type == CLONE_NEWUSER ? &init_user_ns.ns :
+						     ns_kunit_init_pid_ns());
 	KUNIT_EXPECT_PTR_EQ(test, got, ERR_PTR(-EPERM));
 
 	if (ops->type == CLONE_NEWUSER) {
@@ -630,7 +623,8 @@ static void ns_entry_install_needs_cap_over_owner(struct kunit *test)
 	struct cred *sibling;
 
 	if (!IS_ENABLED(CONFIG_USER_NS))
-		kunit_skip(test, "CONFIG_USER_NS is off: every namespace is owned by init_user_ns, the two checks cannot be told apart");
+		kunit_skip(test, "CONFIG_USER_NS is off: %s",
+			   "init_user_ns owns all, the two checks are one");
 	t = ns_kunit_target(test);
 	sibling = ns_kunit_userns_cred(test);
 	KUNIT_ASSERT_PTR_NE(test, sibling->user_ns, t->owner);

@@ -7,25 +7,30 @@
  * get_net_ns_by_fd to net/core/net_namespace_kunit.c.
  */
 #include <kunit/test.h>
+#include <linux/capability.h>
+#include <linux/completion.h>
 #include <linux/cred.h>
+#include <linux/delay.h>
 #include <linux/fdtable.h>
 #include <linux/file.h>
+#include <linux/kthread.h>
 #include <linux/mount.h>
 #include <linux/net.h>
 #include <linux/nsfs.h>
 #include <linux/nsproxy.h>
+#include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/proc_fs.h>
 #include <linux/proc_ns.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/socket.h>
 #include <linux/user_namespace.h>
 #include <linux/utsname.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
-#include <asm/unistd.h>
 
-#ifdef __NR_socketat
 /*
  * socketat(2)'s core, __sys_socketat(): the socket belongs to the netns
  * the fd names (the task's own for -1) and holds one reference on it for
@@ -40,13 +45,6 @@
  * fds, its nsproxy, an overriding cred) is released by that kthread's
  * exit; the creds are only overridden around single calls.
  */
-#include <linux/capability.h>
-#include <linux/completion.h>
-#include <linux/delay.h>
-#include <linux/kthread.h>
-#include <linux/pid.h>
-#include <linux/sched/signal.h>
-#include <linux/sched/task.h>
 
 /* __sys_socketat() is EXPORT_SYMBOL_IF_KUNIT(); needed should this become a module. */
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
@@ -644,7 +642,6 @@ static struct kunit_suite socketat_test_suite = {
 };
 
 kunit_test_suite(socketat_test_suite);
-#endif /* __NR_socketat: only where the tree has the syscall */
 
-MODULE_DESCRIPTION("KUnit tests for namespace operations");
+MODULE_DESCRIPTION("KUnit tests for socketat(2)");
 MODULE_LICENSE("GPL");
