@@ -19,7 +19,8 @@
 #include <unistd.h>
 
 #include "nsfd_rtnl.h"
-#include "../kselftest_harness.h"
+#include "nsfd_harness.h"
+
 
 FIXTURE(link) {
 	int nl;		/* rtnetlink socket here */
@@ -64,7 +65,7 @@ FIXTURE_TEARDOWN(link)
  */
 #define REQUIRE_KIND(err, option) do {						\
 	if ((err) == -EOPNOTSUPP)						\
-		SKIP(return, "%s is off (RTM_NEWLINK: EOPNOTSUPP)", option);	\
+		SKIP(NSFD_SKIP_OUT, "%s is off (RTM_NEWLINK: EOPNOTSUPP)", option);	\
 } while (0)
 
 /* if_nametoindex() run inside the netns of @nsfd. */
@@ -308,7 +309,7 @@ TEST_F(link, unprivileged_veth_peer_into_root_owned_netns_is_eperm)
 			 "the kernel lacks %s: an unprivileged veth peer landed in a root-owned netns",
 			 VETH_PEER_FIX);
 		TH_LOG("XFAIL: %s", _metadata->results->reason);
-		_metadata->exit_code = KSFT_XFAIL;
+		NSFD_MARK_XFAIL(_metadata);
 		return;
 	}
 	EXPECT_EQ(nsfd_link_index(nl, "nsfd-ua"), -ENODEV);
@@ -319,7 +320,7 @@ TEST_F(link, unprivileged_veth_peer_into_root_owned_netns_is_eperm)
 		 "XPASS: the kernel now has %s; make this test a plain EPERM assertion",
 		 VETH_PEER_FIX);
 	TH_LOG("%s", _metadata->results->reason);
-	_metadata->exit_code = KSFT_FAIL;
+	NSFD_MARK_FAIL(_metadata);
 }
 
 TEST_HARNESS_MAIN

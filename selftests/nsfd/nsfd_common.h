@@ -641,20 +641,20 @@ static inline const char *nsfd_ns_missing(int type)
 			continue;						\
 		__why = nsfd_ns_missing(nsfd_ns_entries[__i].type);		\
 		if (__why)							\
-			SKIP(return, "%s", __why);				\
+			SKIP(NSFD_SKIP_OUT, "%s", __why);				\
 	}									\
 } while (0)
 
 #define NSFD_REQUIRE_ROOT() do {						\
 	if (!nsfd_is_root())							\
-		SKIP(return, "needs root with CAP_SYS_ADMIN (euid %u)", geteuid()); \
+		SKIP(NSFD_SKIP_OUT, "needs root with CAP_SYS_ADMIN (euid %u)", geteuid()); \
 } while (0)
 
 /* A user namespace of our own with caps in it (as root, or as uid 65534). */
 #define NSFD_REQUIRE_USERNS(as_nobody) do {					\
 	NSFD_REQUIRE_NS(CLONE_NEWUSER);						\
 	if (nsfd_userns_reason[!!(as_nobody)])					\
-		SKIP(return, "%s", nsfd_userns_reason[!!(as_nobody)]);		\
+		SKIP(NSFD_SKIP_OUT, "%s", nsfd_userns_reason[!!(as_nobody)]);		\
 } while (0)
 
 #endif /* NSFD_COMMON_H */

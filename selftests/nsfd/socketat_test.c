@@ -47,7 +47,7 @@
 #include <linux/sockios.h>
 
 #include "nsfd_helpers.h"
-#include "../kselftest_harness.h"
+#include "nsfd_harness.h"
 
 /*
  * PIDFD_GET_NET_NAMESPACE (6.11) from the tree's <linux/pidfd.h>. That
@@ -215,7 +215,7 @@ FIXTURE_SETUP(sat)
 	self->here = -1;
 	self->a = -1;
 	if (why)
-		SKIP(return, "%s", why);
+		SKIP(NSFD_SKIP_OUT, "%s", why);
 	NSFD_REQUIRE_ROOT();
 	ASSERT_EQ(unshare(CLONE_NEWNET), 0);
 	ASSERT_EQ(nsfd_lo_up_here(), 0);
@@ -956,7 +956,7 @@ TEST_F(sat, pidfd_of_non_dumpable_task_in_own_netns_is_eperm)
 TEST_F(sat, pidfd_get_net_namespace_fd_is_a_netns_fd)
 {
 #ifndef PIDFD_GET_NET_NAMESPACE
-	SKIP(return, "PIDFD_GET_NET_NAMESPACE not in this tree's uapi headers");
+	SKIP(NSFD_SKIP_OUT, "PIDFD_GET_NET_NAMESPACE not in this tree's uapi headers");
 #else
 	const struct sat_who who = { .unshare_as_root = CLONE_NEWNET, .dumpable = 1 };
 	struct sat_holder h;
@@ -967,7 +967,7 @@ TEST_F(sat, pidfd_get_net_namespace_fd_is_a_netns_fd)
 	nsfd = ioctl(h.pidfd, PIDFD_GET_NET_NAMESPACE, 0);
 	if (nsfd < 0 && errno == ENOTTY) {
 		sat_unhold(&h);
-		SKIP(return, "PIDFD_GET_NET_NAMESPACE: ENOTTY (kernel before 6.11)");
+		SKIP(NSFD_SKIP_OUT, "PIDFD_GET_NET_NAMESPACE: ENOTTY (kernel before 6.11)");
 	}
 	ASSERT_GE(nsfd, 0) {
 		TH_LOG("PIDFD_GET_NET_NAMESPACE: %s", strerror(errno));
