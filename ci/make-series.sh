@@ -110,7 +110,7 @@ configure() {
 }
 
 # The kernel objects a commit touches: each .c outside tools/ (a .c that
-# another one #includes counts as its includer), x86 tables as their entry
+# another one #includes, as the KUnit suites are, counts as its includer), x86 tables as their entry
 # objects.  Headers are judged through the objects of the same patch.
 objects_of() {
 	local f d b inc
@@ -120,7 +120,7 @@ objects_of() {
 		arch/x86/entry/syscalls/syscall_64.tbl) echo arch/x86/entry/syscall_64.o ;;
 		arch/x86/entry/syscalls/syscall_32.tbl) echo arch/x86/entry/syscall_32.o ;;
 		*.c)	d=$(dirname "$f") b=$(basename "$f")
-			inc=$(git -C "$wt" grep -l "^#include \"$b\"" "$1" -- "$d/*.c" |
+			inc=$(git -C "$wt" grep -lE "^#include \"([^\"]*/)?$b\"" "$1" -- '*.c' |
 				head -n 1 | sed 's/^[^:]*://' || true)
 			[ -n "$inc" ] && f=$inc
 			echo "${f%.c}.o" ;;

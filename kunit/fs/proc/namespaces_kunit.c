@@ -38,6 +38,9 @@
 
 KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_put_cred, put_cred, const struct cred *);
 KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_put_nsproxy, put_nsproxy, struct nsproxy *);
+#ifdef CONFIG_USER_NS
+KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_put_ucounts, put_ucounts, struct ucounts *);
+#endif
 KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_free_fs, free_fs_struct, struct fs_struct *);
 KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_path_put, path_put, const struct path *);
 #ifdef CONFIG_PID_NS
@@ -543,10 +546,13 @@ static void ns_kunit_nsset(struct kunit *test, struct nsset *nsset,
 
 static void ns_kunit_nsset_release(struct kunit *test, struct nsset *nsset)
 {
-	if (nsset->nsproxy)
+	if (nsset->nsproxy) {
 		kunit_release_action(test, ns_kunit_put_nsproxy, nsset->nsproxy);
-	else
+	} else {
 		kunit_release_action(test, ns_kunit_put_cred, (void *)nsset->cred);
+		/* put_cred() frees through RCU: let it drop its references. */
+		rcu_barrier();
+	}
 }
 
 /* The namespace @nsset would commit for @ops's type. */
@@ -571,6 +577,20 @@ static void ns_entry_install_takes_the_target(struct kunit *test)
 	unsigned int base;
 
 	ns_kunit_nsset(test, &nsset, t->ops);
+#ifdef CONFIG_USER_NS
+	if (t->ops->type == CLONE_NEWUSER) {
+		/*
+		 * userns_install() moves the cred's ucounts into the target;
+		 * a new ucounts entry would pin the target once more. Hold
+		 * that entry first, so install takes exactly its one reference.
+		 */
+		struct ucounts *uc = alloc_ucounts(container_of(t->target,
+				struct user_namespace, ns), current_uid());
+
+		KUNIT_ASSERT_NOT_NULL(test, uc);
+		KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_put_ucounts, uc));
+	}
+#endif
 	base = ns_kunit_count(t->target);
 	KUNIT_EXPECT_EQ(test, t->ops->install(&nsset, t->target), 0);
 	KUNIT_EXPECT_PTR_EQ(test, ns_kunit_nsset_ns(&nsset, t->ops), t->target);
