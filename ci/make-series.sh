@@ -23,7 +23,7 @@
 set -euo pipefail
 rc=0
 top=$(cd "$(dirname "$0")/.." && pwd)
-src=$top/build/linux-source-6.12
+src=$top/build/patched/src
 out=$top/out/series
 bc=$top/build/series-check
 
