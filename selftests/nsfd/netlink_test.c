@@ -21,7 +21,6 @@
 #include "nsfd_rtnl.h"
 #include "nsfd_harness.h"
 
-
 FIXTURE(link) {
 	int nl;		/* rtnetlink socket here */
 	int there;	/* nsfs fd of the other netns */
@@ -32,7 +31,9 @@ FIXTURE_SETUP(link)
 {
 	int here;
 
-	self->nl = self->there = self->nl_there = -1;
+	self->nl = -1;
+	self->there = -1;
+	self->nl_there = -1;
 	NSFD_REQUIRE_ROOT();
 	NSFD_REQUIRE_NS(CLONE_NEWNET);
 	ASSERT_EQ(unshare(CLONE_NEWNET), 0);

@@ -29,6 +29,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -54,57 +55,79 @@
 #define NOBODY_UID	65534
 #define NOBODY_GID	65534
 
-/*
- * Every entry of /proc/<pid>/ns in 6.12 (fs/proc/namespaces.c ns_entries[]),
- * written once: X(entry, name readlink shows, CLONE_NEW*, the option that
- * makes it exist, the entry that a setns with its fd changes, whether it
- * has a parent (NS_GET_PARENT)).
- */
-#define NSFD_FOR_EACH_NS(X, a)						\
-	X(a, cgroup, "cgroup", CLONE_NEWCGROUP, "CONFIG_CGROUPS", "cgroup", false)	\
-	X(a, ipc, "ipc", CLONE_NEWIPC, "CONFIG_IPC_NS", "ipc", false)		\
-	X(a, mnt, "mnt", CLONE_NEWNS, NULL, "mnt", false)				\
-	X(a, net, "net", CLONE_NEWNET, "CONFIG_NET_NS", "net", false)		\
-	X(a, pid, "pid", CLONE_NEWPID, "CONFIG_PID_NS", "pid_for_children", true)	\
-	X(a, pid_for_children, "pid", CLONE_NEWPID, "CONFIG_PID_NS",		\
-	  "pid_for_children", true)						\
-	X(a, time, "time", CLONE_NEWTIME, "CONFIG_TIME_NS", "time_for_children", false) \
-	X(a, time_for_children, "time", CLONE_NEWTIME, "CONFIG_TIME_NS",		\
-	  "time_for_children", false)						\
-	X(a, user, "user", CLONE_NEWUSER, "CONFIG_USER_NS", "user", true)		\
-	X(a, uts, "uts", CLONE_NEWUTS, "CONFIG_UTS_NS", "uts", false)
-
 struct nsfd_ns {
 	const char *name;	/* the /proc/<pid>/ns entry */
 	const char *real_name;	/* what readlink shows before ":[" */
 	int type;
 	const char *config;	/* NULL: always there */
 	const char *changes;	/* the entry a setns with this fd changes */
-	bool has_parent;
+	bool has_parent;	/* it has a parent (NS_GET_PARENT) */
 };
 
+/* Every entry of /proc/<pid>/ns in 6.12 (fs/proc/namespaces.c ns_entries[]). */
 enum {
-#define NSFD_X_ENUM(a, e, r, t, c, ch, p) NSFD_NS_##e,
-	NSFD_FOR_EACH_NS(NSFD_X_ENUM, 0)
-#undef NSFD_X_ENUM
+	NSFD_NS_cgroup,
+	NSFD_NS_ipc,
+	NSFD_NS_mnt,
+	NSFD_NS_net,
+	NSFD_NS_pid,
+	NSFD_NS_pid_for_children,
+	NSFD_NS_time,
+	NSFD_NS_time_for_children,
+	NSFD_NS_user,
+	NSFD_NS_uts,
 	NSFD_NS_COUNT
 };
 
 #define NSFD_NR_NS	((unsigned int)NSFD_NS_COUNT)
 
-static const struct nsfd_ns nsfd_ns_entries[] = {
-#define NSFD_X_ENTRY(a, e, r, t, c, ch, p) [NSFD_NS_##e] = { #e, r, t, c, ch, p },
-	NSFD_FOR_EACH_NS(NSFD_X_ENTRY, 0)
-#undef NSFD_X_ENTRY
-};
-
 /*
- * One fixture variant per entry, named after it:
- * NSFD_FOR_EACH_NS(NSFD_VARIANT, fixture) after a FIXTURE_VARIANT(fixture)
- * that holds "const struct nsfd_ns *ns".
+ * The one table of them, indexed by NSFD_NS_*. A fixture with a variant
+ * per entry names each variant after its entry:
+ * FIXTURE_VARIANT_ADD(f, cgroup) { .ns = &nsfd_ns_entries[NSFD_NS_cgroup] }.
  */
-#define NSFD_VARIANT(f, e, r, t, c, ch, p) \
-	FIXTURE_VARIANT_ADD(f, e) { .ns = &nsfd_ns_entries[NSFD_NS_##e] };
+static const struct nsfd_ns nsfd_ns_entries[NSFD_NS_COUNT] = {
+	[NSFD_NS_cgroup] = {
+		.name = "cgroup", .real_name = "cgroup", .type = CLONE_NEWCGROUP,
+		.config = "CONFIG_CGROUPS", .changes = "cgroup", .has_parent = false,
+	},
+	[NSFD_NS_ipc] = {
+		.name = "ipc", .real_name = "ipc", .type = CLONE_NEWIPC,
+		.config = "CONFIG_IPC_NS", .changes = "ipc", .has_parent = false,
+	},
+	[NSFD_NS_mnt] = {
+		.name = "mnt", .real_name = "mnt", .type = CLONE_NEWNS,
+		.config = NULL, .changes = "mnt", .has_parent = false,
+	},
+	[NSFD_NS_net] = {
+		.name = "net", .real_name = "net", .type = CLONE_NEWNET,
+		.config = "CONFIG_NET_NS", .changes = "net", .has_parent = false,
+	},
+	[NSFD_NS_pid] = {
+		.name = "pid", .real_name = "pid", .type = CLONE_NEWPID,
+		.config = "CONFIG_PID_NS", .changes = "pid_for_children", .has_parent = true,
+	},
+	[NSFD_NS_pid_for_children] = {
+		.name = "pid_for_children", .real_name = "pid", .type = CLONE_NEWPID,
+		.config = "CONFIG_PID_NS", .changes = "pid_for_children", .has_parent = true,
+	},
+	[NSFD_NS_time] = {
+		.name = "time", .real_name = "time", .type = CLONE_NEWTIME,
+		.config = "CONFIG_TIME_NS", .changes = "time_for_children", .has_parent = false,
+	},
+	[NSFD_NS_time_for_children] = {
+		.name = "time_for_children", .real_name = "time", .type = CLONE_NEWTIME,
+		.config = "CONFIG_TIME_NS", .changes = "time_for_children", .has_parent = false,
+	},
+	[NSFD_NS_user] = {
+		.name = "user", .real_name = "user", .type = CLONE_NEWUSER,
+		.config = "CONFIG_USER_NS", .changes = "user", .has_parent = true,
+	},
+	[NSFD_NS_uts] = {
+		.name = "uts", .real_name = "uts", .type = CLONE_NEWUTS,
+		.config = "CONFIG_UTS_NS", .changes = "uts", .has_parent = false,
+	},
+};
 
 static inline int nsfd_err(int ret)
 {
@@ -394,6 +417,18 @@ static inline int nsfd_child_start(struct nsfd_child *c, int (*fn)(void *), void
 	return ret;
 }
 
+/* One byte down @fd; a reader that is gone already is no SIGPIPE. */
+static inline void nsfd_child_poke(int fd)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	ssize_t n;
+
+	sigaction(SIGPIPE, &ign, &old);
+	n = write(fd, "", 1);
+	sigaction(SIGPIPE, &old, NULL);
+	(void)n;
+}
+
 /* Release the child, wait until it is reaped; its wait status. */
 static inline int nsfd_child_finish(struct nsfd_child *c)
 {
@@ -401,6 +436,12 @@ static inline int nsfd_child_finish(struct nsfd_child *c)
 
 	if (c->pid <= 0)
 		return -1;
+	/*
+	 * A byte, not just EOF: children forked since hold copies of this
+	 * write end (O_CLOEXEC closes nothing at fork), so the close alone
+	 * would not wake this child while another one lives.
+	 */
+	nsfd_child_poke(c->release);
 	close(c->release);
 	c->release = -1;
 	while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
@@ -553,6 +594,9 @@ static inline int nsfd_probe_userns(void *nobody)
 	return 0;
 }
 
+#define NSFD_WHY_APPARMOR \
+	"AppArmor restricts user namespaces (kernel.apparmor_restrict_unprivileged_userns=1)"
+
 static inline const char *nsfd_probe_userns_why(bool as_nobody, char *buf, size_t size)
 {
 	char val[32] = "";
@@ -580,7 +624,7 @@ static inline const char *nsfd_probe_userns_why(bool as_nobody, char *buf, size_
 	case 102:
 		if (!nsfd_read_file("/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
 				    val, sizeof(val)) && val[0] == '1')
-			return "AppArmor restricts user namespaces (kernel.apparmor_restrict_unprivileged_userns=1)";
+			return NSFD_WHY_APPARMOR;
 		return "no capabilities in a new user namespace (an LSM restricts it)";
 	}
 	snprintf(buf, size, "cannot make a user namespace (%s)",
@@ -652,9 +696,12 @@ static inline const char *nsfd_ns_missing(int type)
 
 /* A user namespace of our own with caps in it (as root, or as uid 65534). */
 #define NSFD_REQUIRE_USERNS(as_nobody) do {					\
+	const char *__userns_why;						\
+										\
 	NSFD_REQUIRE_NS(CLONE_NEWUSER);						\
-	if (nsfd_userns_reason[!!(as_nobody)])					\
-		SKIP(NSFD_SKIP_OUT, "%s", nsfd_userns_reason[!!(as_nobody)]);		\
+	__userns_why = nsfd_userns_reason[!!(as_nobody)];			\
+	if (__userns_why)							\
+		SKIP(NSFD_SKIP_OUT, "%s", __userns_why);			\
 } while (0)
 
 #endif /* NSFD_COMMON_H */

@@ -555,7 +555,9 @@ FIXTURE_SETUP(netpin)
 	int flags = CLONE_NEWNET, err;
 
 	self->child.pid = 0;
-	self->fd = self->nl = self->mon = -1;
+	self->fd = -1;
+	self->nl = -1;
+	self->mon = -1;
 	NSFD_REQUIRE_ROOT();
 	NSFD_REQUIRE_NS(CLONE_NEWNET);
 	ASSERT_EQ(nsfd_private_mounts(), 0);

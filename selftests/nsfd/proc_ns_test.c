@@ -48,7 +48,6 @@
 #define PIDFD_GET_UTS_NAMESPACE			_IO(PIDFS_IOCTL_MAGIC, 10)
 #endif
 
-
 #include "nsfd_rtnl.h"
 #include "nsfd_harness.h"
 
@@ -85,7 +84,8 @@ TEST(directory_lists_exactly_the_configured_entries)
 
 	for (i = 0; i < NSFD_NR_NS; i++)
 		if (nsfd_have_type[i] == NSFD_UNKNOWN)
-			SKIP(NSFD_SKIP_OUT, "cannot tell whether %s is built in: unshare() is EPERM and no user namespace",
+			SKIP(NSFD_SKIP_OUT,
+			     "cannot tell whether %s is built in: unshare() is EPERM and no user namespace",
 			     nsfd_ns_entries[i].config);
 	dir = opendir("/proc/self/ns");
 	ASSERT_NE(dir, NULL);
@@ -121,7 +121,45 @@ FIXTURE_VARIANT(entry) {
 	const struct nsfd_ns *ns;
 };
 
-NSFD_FOR_EACH_NS(NSFD_VARIANT, entry)
+FIXTURE_VARIANT_ADD(entry, cgroup) {
+	.ns = &nsfd_ns_entries[NSFD_NS_cgroup],
+};
+
+FIXTURE_VARIANT_ADD(entry, ipc) {
+	.ns = &nsfd_ns_entries[NSFD_NS_ipc],
+};
+
+FIXTURE_VARIANT_ADD(entry, mnt) {
+	.ns = &nsfd_ns_entries[NSFD_NS_mnt],
+};
+
+FIXTURE_VARIANT_ADD(entry, net) {
+	.ns = &nsfd_ns_entries[NSFD_NS_net],
+};
+
+FIXTURE_VARIANT_ADD(entry, pid) {
+	.ns = &nsfd_ns_entries[NSFD_NS_pid],
+};
+
+FIXTURE_VARIANT_ADD(entry, pid_for_children) {
+	.ns = &nsfd_ns_entries[NSFD_NS_pid_for_children],
+};
+
+FIXTURE_VARIANT_ADD(entry, time) {
+	.ns = &nsfd_ns_entries[NSFD_NS_time],
+};
+
+FIXTURE_VARIANT_ADD(entry, time_for_children) {
+	.ns = &nsfd_ns_entries[NSFD_NS_time_for_children],
+};
+
+FIXTURE_VARIANT_ADD(entry, user) {
+	.ns = &nsfd_ns_entries[NSFD_NS_user],
+};
+
+FIXTURE_VARIANT_ADD(entry, uts) {
+	.ns = &nsfd_ns_entries[NSFD_NS_uts],
+};
 
 FIXTURE_SETUP(entry)
 {

@@ -82,7 +82,45 @@ FIXTURE_VARIANT(ns) {
 	const struct nsfd_ns *ns;
 };
 
-NSFD_FOR_EACH_NS(NSFD_VARIANT, ns)
+FIXTURE_VARIANT_ADD(ns, cgroup) {
+	.ns = &nsfd_ns_entries[NSFD_NS_cgroup],
+};
+
+FIXTURE_VARIANT_ADD(ns, ipc) {
+	.ns = &nsfd_ns_entries[NSFD_NS_ipc],
+};
+
+FIXTURE_VARIANT_ADD(ns, mnt) {
+	.ns = &nsfd_ns_entries[NSFD_NS_mnt],
+};
+
+FIXTURE_VARIANT_ADD(ns, net) {
+	.ns = &nsfd_ns_entries[NSFD_NS_net],
+};
+
+FIXTURE_VARIANT_ADD(ns, pid) {
+	.ns = &nsfd_ns_entries[NSFD_NS_pid],
+};
+
+FIXTURE_VARIANT_ADD(ns, pid_for_children) {
+	.ns = &nsfd_ns_entries[NSFD_NS_pid_for_children],
+};
+
+FIXTURE_VARIANT_ADD(ns, time) {
+	.ns = &nsfd_ns_entries[NSFD_NS_time],
+};
+
+FIXTURE_VARIANT_ADD(ns, time_for_children) {
+	.ns = &nsfd_ns_entries[NSFD_NS_time_for_children],
+};
+
+FIXTURE_VARIANT_ADD(ns, user) {
+	.ns = &nsfd_ns_entries[NSFD_NS_user],
+};
+
+FIXTURE_VARIANT_ADD(ns, uts) {
+	.ns = &nsfd_ns_entries[NSFD_NS_uts],
+};
 
 FIXTURE_SETUP(ns)
 {
@@ -165,7 +203,8 @@ TEST_F(ns, joins_with_its_own_clone_flag)
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(setns(fd, variant->ns->type), 0) {
-		TH_LOG("setns(%s, 0x%x): %s", variant->ns->name, variant->ns->type, strerror(errno));
+		TH_LOG("setns(%s, 0x%x): %s", variant->ns->name, variant->ns->type,
+		       strerror(errno));
 	}
 	EXPECT_TRUE(joined(variant, want));
 	close(fd);
@@ -183,7 +222,8 @@ TEST_F(ns, every_other_flag_is_einval)
 		if (nsfd_clone_flags[i].flag == variant->ns->type)
 			continue;
 		EXPECT_EQ(setns(fd, nsfd_clone_flags[i].flag), -1) {
-			TH_LOG("setns(%s, %s) succeeded", variant->ns->name, nsfd_clone_flags[i].name);
+			TH_LOG("setns(%s, %s) succeeded", variant->ns->name,
+			       nsfd_clone_flags[i].name);
 		}
 		EXPECT_EQ(errno, EINVAL) {
 			TH_LOG("setns(%s, %s): %s", variant->ns->name, nsfd_clone_flags[i].name,
@@ -497,7 +537,7 @@ static int child_own_uts_ipc(void *arg)
 
 /* Start that child; a pidfd for it. */
 static int pidfd_of_child_own_uts_ipc(struct __test_metadata *_metadata,
-					  struct nsfd_child *c)
+				      struct nsfd_child *c)
 {
 	int pidfd;
 
@@ -1047,7 +1087,8 @@ FIXTURE(sem) {
 
 FIXTURE_SETUP(sem)
 {
-	self->other = self->here = -1;
+	self->other = -1;
+	self->here = -1;
 	NSFD_REQUIRE_ROOT();
 	NSFD_REQUIRE_NS(CLONE_NEWIPC);
 	self->other = nsfd_detached_ns(CLONE_NEWIPC, "ipc", "ipc");

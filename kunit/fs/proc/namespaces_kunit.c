@@ -175,9 +175,12 @@ static void ns_kunit_map_root(struct user_namespace *ns)
  * pid namespace of its own (@inner). It waits until the case lets it go.
  * Forked with CLONE_PARENT, as the async usermode helper is: it is
  * kthreadd's child, which ignores SIGCHLD, so it is reaped when it exits.
+ * Let go, it still wakes in @release and decrements release.done: the
+ * case waits for @exited before it frees @c, or that late write would land
+ * in whatever reuses the memory, such as a KUnit action (at its kref).
  */
 struct ns_kunit_child {
-	struct completion ready, release;
+	struct completion ready, release, exited;
 	struct task_struct *task;
 	struct pid_namespace *inner;
 	unsigned long flags;
@@ -195,14 +198,23 @@ static int ns_kunit_child_fn(void *data)
 #endif
 	complete(&c->ready);
 	wait_for_completion(&c->release);
+	/* The last access to @c: the case may free it from here on. */
+	complete(&c->exited);
 	do_exit(0);
+}
+
+/* Let the child go, and wait until it is done with @c. */
+static void ns_kunit_child_release(struct ns_kunit_child *c)
+{
+	complete(&c->release);
+	wait_for_completion(&c->exited);
 }
 
 static void ns_kunit_child_stop(void *data)
 {
 	struct ns_kunit_child *c = data;
 
-	complete(&c->release);
+	ns_kunit_child_release(c);
 	put_task_struct(c->task);
 }
 
@@ -216,6 +228,7 @@ static struct ns_kunit_child *ns_kunit_child_start(struct kunit *test, struct cr
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	init_completion(&c->ready);
 	init_completion(&c->release);
+	init_completion(&c->exited);
 	c->flags = flags;
 	if (cred)
 		old = override_creds(cred);
@@ -225,7 +238,7 @@ static struct ns_kunit_child *ns_kunit_child_start(struct kunit *test, struct cr
 	KUNIT_ASSERT_GT_MSG(test, c->pid, 0, "fork");
 	c->task = find_get_task_by_vpid(c->pid);
 	if (!c->task) {
-		complete(&c->release);
+		ns_kunit_child_release(c);
 		KUNIT_FAIL_AND_ABORT(test, "forked child %d not found", c->pid);
 	}
 	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_child_stop, c));
