@@ -107,7 +107,9 @@ static void nsfs_open_related_ns_opens_the_namespace(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, file);
 	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, nsfs_kunit_fput, file));
 	KUNIT_EXPECT_TRUE(test, proc_ns_file(file));
-	KUNIT_EXPECT_EQ(test, file->f_mode & (FMODE_READ | FMODE_WRITE), FMODE_READ);
+	/* fmode_t is __bitwise: compare it as the unsigned int it is. */
+	KUNIT_EXPECT_EQ(test, (__force unsigned int)(file->f_mode & (FMODE_READ | FMODE_WRITE)),
+			(__force unsigned int)FMODE_READ);
 	KUNIT_EXPECT_PTR_EQ(test, get_proc_ns(file_inode(file)), &uts->ns);
 	KUNIT_EXPECT_EQ(test, refcount_read(&uts->ns.count), base + 1);
 	close_fd(fd);
