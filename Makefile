@@ -8,6 +8,9 @@
 #   make bench  socketat's cost in the x86_64 guest, out/x86_64/bench.json
 #   make bisect KERNEL_SRC=DIR GOOD=REV BAD=REV [ARCH=] [DEBUG=1] [TEST=RE]
 #               bisect DIR's history with nsfd's verdict (ci/bisect)
+#   make mutants [MUTANT=glob]
+#               the mutation campaign of ci/mutants/ on x86_64 (not part
+#               of make test; ci/mutants/README)
 #
 # make turns any failing exit status into 2; ci/nsfd, which these targets
 # call, exits 0/1/125/2 as README.md says (use it for git bisect run).
@@ -34,10 +37,13 @@ bisect:
 	@ci/bisect --kernel-src "$(KERNEL_SRC)" --good "$(GOOD)" --bad "$(BAD)" --arch $(ARCH) \
 		$(if $(filter 1 y yes,$(DEBUG)),--debug) $(if $(TEST),--test '$(TEST)')
 
+mutants:
+	@MUTANT='$(MUTANT)' ci/mutants/run.sh
+
 clean:
 	rm -rf out
 
 distclean:
 	rm -rf build out
 
-.PHONY: run test check series bench bisect clean distclean
+.PHONY: run test check series bench bisect mutants clean distclean

@@ -166,3 +166,9 @@ kunit=$(lay_in nsfd-series kunit "")
 tests=$(lay_in "$kunit" selftests/nsfd tools/testing/selftests/nsfd/)
 g checkout -q -f --detach "$tests"
 g tag -f nsfd-tests >/dev/null
+# make mutants: one one-line mutation of the kernel on top, left in the
+# working tree only (the next run's checkout -f takes it back out).
+if [ -n "${NSFD_MUTANT:-}" ]; then
+	"$top/ci/mutants/apply.sh" "$dest" "$NSFD_MUTANT" ||
+		die 2 "mutant $NSFD_MUTANT does not apply to this tree"
+fi

@@ -3,13 +3,19 @@
 ci/mutants/*.mutant (format: ci/mutants/README).
 
 usage: mutant.py apply TREE MUTANT       edit TREE/<file> in place
-       mutant.py check TREE [MUTANT...]  every mutant applies exactly once
-                                          (read-only); with --base REV also
-                                          that the line is kernel code, not
-                                          a laid-in test (it occurs once at
-                                          REV of TREE's git, e.g. nsfd-series)
+       mutant.py check [--rev REV] [--base REV] TREE [MUTANT...]
+                                          every mutant (default: all) applies
+                                          exactly once to TREE's working files,
+                                          or with --rev to TREE's git commit
+                                          REV (e.g. nsfd-tests); read-only.
+                                          --base REV: also that the line is
+                                          kernel code, not a laid-in test (it
+                                          occurs once at REV, e.g. nsfd-series)
+       mutant.py parse MUTANT...              every mutant is well-formed
+       mutant.py applied TREE MUTANT           TREE's working file holds the
+                                              mutation (exit 1 if not)
        mutant.py record RESULTS NAME VERDICT RC SECS [RUN_RESULTS_JSON]
-       mutant.py summary RESULTS README [NAME...]
+       mutant.py summary [--wall SECS] RESULTS README [NAME...]
        mutant.py equivalents README
 
 Exit: 0 ok; 1 (summary) a non-equivalent mutant survived; 2 a mutant file
@@ -101,22 +107,30 @@ def apply(tree, mpath):
     print(f'mutant {m["name"]}: {m["file"]}:{lineno}: {m["replace"]}')
 
 
-def check(tree, paths, base=None):
+def git_lines(tree, rev, path, name):
+    r = subprocess.run(['git', '-C', tree, 'show', f'{rev}:{path}'],
+                       capture_output=True, text=True, errors='surrogateescape')
+    if r.returncode != 0:
+        raise MutantError(f'{name}: {path} is not in {tree} at {rev}')
+    return r.stdout.splitlines(keepends=True)
+
+
+def check(tree, paths, base=None, rev=None):
     bad = 0
     for p in paths:
         try:
             m = parse(p)
-            target = os.path.join(tree, m['file'])
-            if not os.path.isfile(target):
-                raise MutantError(f'{m["name"]}: {m["file"]} is not in {tree}')
-            _, lineno = mutate(read_lines(target), m)
+            if rev:
+                text = git_lines(tree, rev, m['file'], m['name'])
+            else:
+                target = os.path.join(tree, m['file'])
+                if not os.path.isfile(target):
+                    raise MutantError(f'{m["name"]}: {m["file"]} is not in {tree}')
+                text = read_lines(target)
+            _, lineno = mutate(text, m)
             where = ''
             if base:
-                r = subprocess.run(['git', '-C', tree, 'show', f'{base}:{m["file"]}'],
-                                   capture_output=True, text=True, errors='surrogateescape')
-                if r.returncode != 0:
-                    raise MutantError(f'{m["name"]}: {m["file"]} is not in {base}')
-                n = len(matches(r.stdout.splitlines(), m['find']))
+                n = len(matches(git_lines(tree, base, m['file'], m['name']), m['find']))
                 if n != 1:
                     raise MutantError(f'{m["name"]}: "{m["find"]}" occurs {n} times in '
                                       f'{m["file"]} at {base}: not kernel code')
@@ -130,15 +144,17 @@ def check(tree, paths, base=None):
 
 
 def equivalents(readme):
-    """Names listed under the README's "Equivalent mutants" heading, as
-    "- NAME: reason" lines; {name: reason}."""
+    """The mutants listed as "- NAME: reason" under the README's
+    "Equivalent mutants" heading (a "#" heading or an underlined one, up
+    to the next heading); {name: reason}."""
     out, inside = {}, False
     try:
         lines = open(readme, encoding='utf-8').read().splitlines()
     except OSError:
         return out
-    for line in lines:
-        if line.startswith('#'):
+    for i, line in enumerate(lines):
+        underline = i + 1 < len(lines) and re.match(r'^(-{3,}|={3,})\s*$', lines[i + 1])
+        if line.startswith('#') or (underline and line.strip()):
             inside = line.lstrip('#').strip().lower() == 'equivalent mutants'
             continue
         mm = re.match(r'^[-*]\s+`?([A-Za-z0-9_.-]+)`?\s*:\s*(.*)$', line) if inside else None
@@ -186,7 +202,7 @@ def record(results, name, verdict, rc, secs, run_json=None):
         print(f'mutant {name}: ERROR (ci/nsfd exit {rc}: did not build or apply) {secs} s')
 
 
-def summary(results, readme, names):
+def summary(results, readme, names, wall=None):
     db = load(results)
     byname = {e['name']: e for e in db.get('mutants', [])}
     names = names or sorted(byname)
@@ -206,9 +222,29 @@ def summary(results, readme, names):
             print(f'mutants: survivor {e["name"]}: NOT explained in ci/mutants/README')
     for e in errors:
         print(f'mutants: error {e["name"]}: ci/nsfd exit {e["exit_code"]}')
-    if unexplained:
-        return 1
-    return 2 if errors else 0
+    rc = 1 if unexplained else 2 if errors else 0
+    db['last_campaign'] = {
+        'mutants': [e['name'] for e in entries], 'killed': len(killed),
+        'survived': [e['name'] for e in survived], 'errors': [e['name'] for e in errors],
+        'equivalent_survivors': [e['name'] for e in survived if e['name'] in eq],
+        'score': f'{len(killed)}/{len(entries)}',
+        'wall_seconds': round(float(wall), 1) if wall else None, 'exit_code': rc}
+    with open(results + '.tmp', 'w', encoding='utf-8') as fh:
+        json.dump(db, fh, indent=1)
+    os.replace(results + '.tmp', results)
+    if wall:
+        print(f'mutants: wall time {float(wall) / 60:.1f} min')
+    return rc
+
+
+def option(args, flag):
+    """(value of FLAG, ARGS without it)."""
+    if flag not in args:
+        return None, args
+    i = args.index(flag)
+    if i + 1 >= len(args):
+        raise MutantError(f'{flag} needs a value')
+    return args[i + 1], args[:i] + args[i + 2:]
 
 
 def main(argv):
@@ -221,21 +257,37 @@ def main(argv):
             apply(args[0], args[1])
             return 0
         if cmd == 'check' and args:
-            base = None
-            if '--base' in args:
-                i = args.index('--base')
-                base = args[i + 1]
-                args = args[:i] + args[i + 2:]
+            base, args = option(args, '--base')
+            rev, args = option(args, '--rev')
+            if not args:
+                raise MutantError('check: no TREE')
             tree, paths = args[0], args[1:]
             if not paths:
                 d = os.path.dirname(os.path.abspath(__file__))
                 paths = sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith('.mutant'))
-            return check(tree, paths, base)
+            return check(tree, paths, base, rev)
+        if cmd == 'applied' and len(args) == 2:
+            m = parse(args[1])
+            target = os.path.join(args[0], m['file'])
+            text = read_lines(target) if os.path.isfile(target) else []
+            return 0 if (not matches(text, m['find']) and matches(text, m['replace'])) else 1
+        if cmd == 'parse' and args:
+            bad = 0
+            for p in args:
+                try:
+                    parse(p)
+                except MutantError as e:
+                    print(f'BAD {e}')
+                    bad += 1
+            print(f'{len(args) - bad}/{len(args)} mutants parse')
+            return 2 if bad else 0
         if cmd == 'record' and len(args) in (5, 6):
             record(*args)
             return 0
-        if cmd == 'summary' and len(args) >= 2:
-            return summary(args[0], args[1], args[2:])
+        if cmd == 'summary':
+            wall, args = option(args, '--wall')
+            if len(args) >= 2:
+                return summary(args[0], args[1], args[2:], wall)
         if cmd == 'equivalents' and len(args) == 1:
             for n, why in sorted(equivalents(args[0]).items()):
                 print(f'{n}\t{why}')

@@ -505,6 +505,20 @@ class PatchedMode(unittest.TestCase):
         self.assertIn('FAIL pipeline: expected.kunit.socketat KUnit suite socketat did not run',
                       out.stdout)
 
+    def test_patched_socketat_skips_for_a_missing_syscall_fail(self):
+        # A lost table row removes __NR_socketat from the uapi headers: in
+        # patched mode that skip is a failure, as ENOSYS is; other skips stay.
+        tests = [
+            {'source': 'kselftest', 'suite': 'nsfd:socketat_test', 'name': 'sat.a',
+             'status': 'skip', 'reason': "socketat not in this tree's uapi headers (no __NR_socketat)"},
+            {'source': 'kselftest', 'suite': 'nsfd:socketat_test', 'name': 'sat.b',
+             'status': 'skip', 'reason': 'syscall 463 is not socketat here (probe returned -1 / errno E2BIG)'},
+            {'source': 'kselftest', 'suite': 'nsfd:setns_test', 'name': 'ns.c',
+             'status': 'skip', 'reason': 'CONFIG_TIME_NS is off'},
+        ]
+        report.patched_checks(tests, {}, self.sources)
+        self.assertEqual([t['status'] for t in tests], ['fail', 'fail', 'skip'])
+
     def test_same_run_without_patched_has_no_such_failures(self):
         tmp, out = self.run_report([('kernel', 'ok'), ('kunit', 'ok'), ('guest', 'ok')],
                                    {'console-kunit.log': 'kunit-nested.log',

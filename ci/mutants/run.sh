@@ -1,0 +1,161 @@
+#!/bin/bash
+# The mutation campaign: what `make mutants [MUTANT=glob]` calls.
+#
+# usage: ci/mutants/run.sh            every ci/mutants/*.mutant
+#        MUTANT='socketat-*' ci/mutants/run.sh   those whose name matches
+#
+# First a baseline: `ci/nsfd run x86_64` on the unmutated tree, which must
+# pass (exit 0), or every mutant would count as killed. Then, for each
+# mutant, `ci/nsfd run x86_64` with NSFD_MUTANT=<the mutant file>:
+# ci/prepare-tree.sh applies it (ci/mutants/apply.sh) to the working tree
+# after laying in the tests (the next run's checkout takes it back out), so
+# a mutant costs the rebuild of the file it touches (and of the previous
+# mutant's file, now restored), the link, KUnit and the kselftest guest. Verdicts from ci/nsfd's
+# exit code: 1 KILLED (a test failed, a kernel report, a guest timeout),
+# 0 SURVIVED, 125 or 2 ERROR (it did not build, or did not apply). Last, a
+# run without NSFD_MUTANT, so that build/ and out/x86_64/ end unmutated.
+#
+# Writes out/mutants/results.json (per mutant: verdict, exit code, seconds,
+# the first 10 failed tests as "suite: name"; the last campaign's score),
+# out/mutants/logs/NAME.log (ci/nsfd's output) and NAME.results.json.
+# Prints one line per mutant, then the score, the survivors and whether
+# ci/mutants/README explains each as equivalent.
+#
+# Exit: 0 every mutant killed or explained as equivalent; 1 a survivor the
+# README does not explain; 2 environment (ci/nsfd exit 2 outside the mutant,
+# a failing baseline, no mutant matches) or a mutant without a verdict.
+# Environment: MUTANT (glob on the name, without .mutant), NSFD_MUTANTS_BASELINE=0
+# (skip the baseline run: you know the tree is green), NSFD_MUTANTS_RESTORE=0
+# (skip the final unmutated run; the next `make run` rebuilds), and what
+# ci/nsfd reads (NSFD_JOBS, NSFD_QEMU_ARGS, ...).
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+dir=$top/ci/mutants
+res=$top/out/mutants
+tree=$top/build/patched/src
+py=(python3 -B "$dir/mutant.py")
+arch=x86_64
+export PYTHONDONTWRITEBYTECODE=1
+
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+say() { echo "mutants: $*"; }
+
+sel=${MUTANT:-*}
+sel=${sel%.mutant}
+shopt -s nullglob
+# shellcheck disable=SC2206  # the glob is the point
+files=("$dir"/$sel.mutant)
+shopt -u nullglob
+[ ${#files[@]} -gt 0 ] || { say "no mutant in ci/mutants/ matches '$sel'"; exit 2; }
+names=()
+for f in "${files[@]}"; do
+	n=$(basename "$f" .mutant)
+	names+=("$n")
+done
+
+mkdir -p "$res/logs"
+
+# Every mutant must parse; where the prepared tree exists, each find line
+# must occur exactly once in kernel code (read from git, not the checkout,
+# which may hold a mutant left by an interrupted campaign).
+if git -C "$tree" rev-parse -q --verify nsfd-tests >/dev/null 2>&1; then
+	check=("${py[@]}" check --rev nsfd-tests --base nsfd-series "$tree" "${files[@]}")
+else
+	check=("${py[@]}" parse "${files[@]}")
+fi
+if ! "${check[@]}" >"$res/check.log" 2>&1; then
+	grep -v '^ok ' "$res/check.log"
+	say "fix the mutants above (ci/mutants/README: find is one line of kernel code, there exactly once)"
+	exit 2
+fi
+
+# run_nsfd LOG [MUTANTFILE]: ci/nsfd run on x86_64; prints its exit code.
+run_nsfd() {
+	local log=$1 m=${2:-} rc
+	rm -f "$top/out/$arch/results.json"
+	if [ -n "$m" ]; then
+		NSFD_MUTANT=$m "$top/ci/nsfd" run "$arch" >"$log" 2>&1
+	else
+		env -u NSFD_MUTANT "$top/ci/nsfd" run "$arch" >"$log" 2>&1
+	fi
+	rc=$?
+	echo "$rc"
+}
+
+campaign_start=$(now)
+
+if [ "${NSFD_MUTANTS_BASELINE:-1}" != 0 ]; then
+	say "baseline: ci/nsfd run $arch on the unmutated tree (log: out/mutants/logs/baseline.log)"
+	t=$(now)
+	rc=$(run_nsfd "$res/logs/baseline.log")
+	if [ "$rc" != 0 ]; then
+		tail -n 15 "$res/logs/baseline.log" | sed 's/^/    /'
+		say "baseline: ci/nsfd exit $rc ($(since "$t") s): the unmutated tree must pass," \
+			"or every mutant would count as killed; nothing was mutated"
+		exit 2
+	fi
+	say "baseline: ok ($(since "$t") s)"
+fi
+
+env_error=
+i=0
+for f in "${files[@]}"; do
+	i=$((i + 1))
+	n=$(basename "$f" .mutant)
+	log=$res/logs/$n.log
+	rm -f "$res/logs/$n.results.json"
+	say "[$i/${#files[@]}] $n: $(sed -n '1s/^# //p' "$f")"
+	t=$(now)
+	rc=$(run_nsfd "$log" "$f")
+	secs=$(since "$t")
+	[ -f "$top/out/$arch/results.json" ] && cp "$top/out/$arch/results.json" "$res/logs/$n.results.json"
+	# The run must have built this mutant: the tree's working file holds it
+	# (ci/prepare-tree.sh applies it last; only the next run takes it out).
+	case $rc in
+	0|1)
+		if ! "${py[@]}" applied "$tree" "$f"; then
+			echo "mutants: $n is not in $tree after the run:" \
+				"ci/prepare-tree.sh does not apply NSFD_MUTANT" >>"$log"
+			"${py[@]}" record "$res/results.json" "$n" error "$rc" "$secs"
+			say "ci/prepare-tree.sh did not apply the mutant (ci/mutants/README, \"How a run goes\"); stopping"
+			env_error=1
+			break
+		fi
+		verdict=survived; [ "$rc" = 1 ] && verdict=killed
+		"${py[@]}" record "$res/results.json" "$n" "$verdict" "$rc" "$secs" "$res/logs/$n.results.json"
+		;;
+	2)
+		"${py[@]}" record "$res/results.json" "$n" error "$rc" "$secs"
+		if ! grep -q 'tree: cannot prepare' "$log"; then
+			# Not the mutant: a held lock, a missing package, ...
+			tail -n 10 "$log" | sed 's/^/    /'
+			say "ci/nsfd exit 2 outside the mutant (environment, see $log); stopping"
+			env_error=1
+			break
+		fi
+		grep -h '^mutants: ' "$log" | sed 's/^/    /'
+		;;
+	*)
+		"${py[@]}" record "$res/results.json" "$n" error "$rc" "$secs"
+		grep -h 'did not build\|build-failed' "$log" | head -n 3 | sed 's/^/    /'
+		;;
+	esac
+done
+
+if [ "${NSFD_MUTANTS_RESTORE:-1}" != 0 ]; then
+	t=$(now)
+	rc=$(run_nsfd "$res/logs/restore.log")
+	if [ "$rc" = 0 ]; then
+		say "restore: the unmutated tree rebuilt and passed ($(since "$t") s)"
+	else
+		say "restore: ci/nsfd exit $rc on the unmutated tree ($(since "$t") s, out/mutants/logs/restore.log)"
+	fi
+else
+	say "restore skipped: build/ holds the last mutant's objects; the next 'make run' rebuilds them"
+fi
+
+"${py[@]}" summary --wall "$(since "$campaign_start")" "$res/results.json" "$dir/README" "${names[@]}"
+rc=$?
+[ -n "$env_error" ] && rc=2
+exit $rc
