@@ -48,7 +48,10 @@ series_files() {
 unpack_tarball() {
 	[ -r "$tarball" ] || die 2 "$tarball is missing: run ci/deps.sh (apt-get install linux-source-6.12)"
 	local key; key=$(stat -c '%s %Y %n' "$tarball")
-	[ "$(cat "$dest/.git/nsfd-tarball" 2>/dev/null)" = "$key" ] && return 0
+	if [ "$(cat "$dest/.git/nsfd-tarball" 2>/dev/null)" = "$key" ]; then
+		[ -f "$dest/.git/nsfd-source" ] || basename "$tarball" >"$dest/.git/nsfd-source"
+		return 0
+	fi
 	echo "tree: unpacking $tarball"
 	rm -rf "$dest"; mkdir -p "$dest"
 	tar -xf "$tarball" -C "$dest" --strip-components=1 --touch
@@ -58,7 +61,7 @@ unpack_tarball() {
 	g commit -q -m "$(basename "$tarball") as shipped"
 	g tag -f nsfd-base >/dev/null
 	echo "$key" >"$dest/.git/nsfd-tarball"
-	echo "$(basename "$tarball")" >"$dest/.git/nsfd-source"
+	basename "$tarball" >"$dest/.git/nsfd-source"
 }
 
 take_kernel_src() {

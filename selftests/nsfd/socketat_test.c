@@ -217,6 +217,8 @@ FIXTURE_SETUP(sat)
 	if (why)
 		SKIP(NSFD_SKIP_OUT, "%s", why);
 	NSFD_REQUIRE_ROOT();
+	/* Without it: sat_no_net_ns.* below check what socketat promises. */
+	NSFD_REQUIRE_NS(CLONE_NEWNET);
 	ASSERT_EQ(unshare(CLONE_NEWNET), 0);
 	ASSERT_EQ(nsfd_lo_up_here(), 0);
 	self->here = nsfd_open_ns(0, "net");
@@ -236,6 +238,83 @@ FIXTURE_TEARDOWN(sat)
 		close(self->a);
 	if (self->here >= 0)
 		close(self->here);
+}
+
+/*
+ * CONFIG_NET_NS=n: there is one network namespace, and no file names it.
+ * socketat(-1, ...) is still socket(2); every open fd, the net entry of
+ * /proc/self/ns and a pidfd included, is EINVAL (as setns(fd, CLONE_NEWNET)
+ * is there); an fd that is not open is still EBADF.
+ */
+FIXTURE(sat_no_net_ns) {
+	int fd;
+};
+
+FIXTURE_SETUP(sat_no_net_ns)
+{
+	const char *why = socketat_skip_reason();
+
+	self->fd = -1;
+	if (why)
+		SKIP(NSFD_SKIP_OUT, "%s", why);
+	if (!nsfd_ns_missing(CLONE_NEWNET))
+		SKIP(NSFD_SKIP_OUT, "CONFIG_NET_NS is on: the sat tests cover this kernel");
+}
+
+FIXTURE_TEARDOWN(sat_no_net_ns)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+TEST_F(sat_no_net_ns, minus_one_is_socket)
+{
+	struct stat st;
+
+	self->fd = sys_socketat(-1, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ASSERT_GE(self->fd, 0);
+	ASSERT_EQ(fstat(self->fd, &st), 0);
+	EXPECT_TRUE(S_ISSOCK(st.st_mode));
+	EXPECT_EQ(sockopt(self->fd, SO_DOMAIN), AF_UNIX);
+	EXPECT_EQ(fcntl(self->fd, F_GETFD), FD_CLOEXEC);
+}
+
+TEST_F(sat_no_net_ns, every_open_fd_is_einval)
+{
+	const char *const paths[] = { "/proc/self/ns/net", "/proc/self/ns/uts", "/proc/self" };
+	unsigned int i;
+	int fd, pidfd;
+
+	for (i = 0; i < ARRAY_SIZE(paths); i++) {
+		fd = open(paths[i], O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			TH_LOG("%s: %s (not there in this config)", paths[i], strerror(errno));
+			continue;
+		}
+		errno = 0;
+		EXPECT_EQ(sys_socketat(fd, AF_UNIX, SOCK_DGRAM, 0), -1);
+		EXPECT_EQ(errno, EINVAL) {
+			TH_LOG("%s: %s", paths[i], strerror(errno));
+		}
+		close(fd);
+	}
+	pidfd = sys_pidfd_open(getpid(), 0);
+	ASSERT_GE(pidfd, 0);
+	errno = 0;
+	EXPECT_EQ(sys_socketat(pidfd, AF_UNIX, SOCK_DGRAM, 0), -1);
+	EXPECT_EQ(errno, EINVAL);
+	close(pidfd);
+}
+
+TEST_F(sat_no_net_ns, fd_that_is_not_open_is_ebadf)
+{
+	int fd = open("/proc/self/ns/uts", O_RDONLY | O_CLOEXEC);
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(close(fd), 0);
+	errno = 0;
+	EXPECT_EQ(sys_socketat(fd, AF_UNIX, SOCK_DGRAM, 0), -1);
+	EXPECT_EQ(errno, EBADF);
 }
 
 /* The cookie of a socketat() socket, 0 if it could not be created. */
