@@ -98,11 +98,16 @@ static void nsfs_open_related_ns_opens_the_namespace(struct kunit *test)
 	struct uts_namespace *uts = nsfs_kunit_private_uts(test);
 	unsigned int base = refcount_read(&uts->ns.count);
 	struct file *file;
+	bool cloexec;
 	int fd;
 
 	fd = open_related_ns(&uts->ns, nsfs_kunit_get_same_related);
 	KUNIT_ASSERT_GE(test, fd, 0);
-	KUNIT_EXPECT_TRUE(test, close_on_exec(fd, current->files));
+	/* The fdtable is read under RCU, as get_close_on_exec() does. */
+	rcu_read_lock();
+	cloexec = close_on_exec(fd, current->files);
+	rcu_read_unlock();
+	KUNIT_EXPECT_TRUE(test, cloexec);
 	file = fget(fd);
 	KUNIT_ASSERT_NOT_NULL(test, file);
 	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, nsfs_kunit_fput, file));
