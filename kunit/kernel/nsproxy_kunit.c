@@ -325,7 +325,9 @@ static void check_setns_flags_rejects_zero_and_unknown_bits(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, check_setns_flags(0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, check_setns_flags(CLONE_VM), -EINVAL);
 	KUNIT_EXPECT_EQ(test, check_setns_flags(CLONE_NEWUTS | CLONE_VM), -EINVAL);
-	KUNIT_EXPECT_EQ(test, check_setns_flags(CLONE_NEWNS | CLONE_NEWUSER), 0);
+	/* Without CONFIG_USER_NS there is no user namespace to join. */
+	KUNIT_EXPECT_EQ(test, check_setns_flags(CLONE_NEWNS | CLONE_NEWUSER),
+			IS_ENABLED(CONFIG_USER_NS) ? 0 : -EINVAL);
 }
 
 static struct kunit_case nsproxy_test_cases[] = {
