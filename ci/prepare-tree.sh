@@ -29,6 +29,9 @@
 # KERNEL_SRC is never written to.
 # Exit: 0 ready, 125 a patch does not apply, 2 usage or environment.
 set -euo pipefail
+# Called from a git hook or `git bisect run`, git's own variables would
+# point every git call below at the caller's repository.
+unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_PREFIX GIT_COMMON_DIR
 top=$(cd "$(dirname "$0")/.." && pwd)
 dest=$(realpath -m "${1:?usage: ci/prepare-tree.sh DEST [KERNEL_SRC]}")
 ext=${2:-}
