@@ -385,8 +385,16 @@ TEST(ns_get_mntns_id_on_other_types_is_einval)
 {
 	unsigned int i;
 	__u64 id = 7;
-	int fd;
+	int fd, err;
 
+	/* Whether the kernel has the ioctl at all: ask a mount ns fd. */
+	fd = nsfd_open_ns(0, "mnt");
+	ASSERT_GE(fd, 0);
+	err = ioctl(fd, NS_GET_MNTNS_ID, &id) ? errno : 0;
+	close(fd);
+	if (err == ENOTTY)
+		SKIP(NSFD_SKIP_OUT, "no NS_GET_MNTNS_ID (before 6.10)");
+	id = 7;
 	for (i = 0; i < NSFD_NR_NS; i++) {
 		if (nsfd_ns_entries[i].type == CLONE_NEWNS || nsfd_have_type[i] != NSFD_YES)
 			continue;
