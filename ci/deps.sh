@@ -20,7 +20,35 @@ for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
 		missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+# A compiler for each arch and each compat ABI must link a static program:
+# Debian's gcc-multilib conflicts with every cross gcc (it owns
+# /usr/include/asm), so installing one silently removes the other.
+check_toolchains() {
+	local arch conf cc abi tmp bad=
+	tmp=$(mktemp -d)
+	for arch in "$@"; do
+		conf=$here/arch/$arch.conf
+		cc=$(. "$conf"; echo "${CROSS_COMPILE}gcc")
+		for abi in "native:" $(. "$conf"; echo "${COMPAT_ABIS:-}"); do
+			printf 'int main(void) { return 0; }\n' >"$tmp/t.c"
+			if ! $cc ${abi#*:} -static -o "$tmp/t" "$tmp/t.c" 2>"$tmp/err"; then
+				echo "deps: $cc ${abi#*:} cannot link a static program for $arch (${abi%%:*}):" >&2
+				head -n 3 "$tmp/err" >&2
+				bad=1
+			fi
+		done
+	done
+	rm -rf "$tmp"
+	if [ -n "$bad" ]; then
+		echo "deps: reinstall the packages named in ci/arch/<arch>.conf (gcc-multilib must not be installed: it removes cross compilers)" >&2
+		return 2
+	fi
+}
+
+if [ -z "$missing" ]; then
+	check_toolchains "$@"
+	exit
+fi
 
 if [ "$(id -u)" != 0 ]; then
 	echo "deps: missing packages:$missing" >&2
@@ -36,3 +64,4 @@ if ! apt-get install -y -q --no-install-recommends $missing; then
 	# Stale lists on an old machine: refresh once and retry.
 	apt-get update -q && apt-get install -y -q --no-install-recommends $missing
 fi
+check_toolchains "$@"

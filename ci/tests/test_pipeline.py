@@ -519,6 +519,23 @@ class PatchedMode(unittest.TestCase):
         report.patched_checks(tests, {}, self.sources)
         self.assertEqual([t['status'] for t in tests], ['fail', 'fail', 'skip'])
 
+    def test_patched_skips_for_an_older_kernel_fail(self):
+        # Skips that are right on 6.1 (an ioctl 6.12 has, nsfs's
+        # compat_ioctl) hide a regression on the patched 6.12 tree.
+        tests = [
+            {'source': 'kselftest', 'suite': 'nsfd:proc_ns_test', 'name': 'entry.net.ns_get_nstype_is_its_clone_flag',
+             'status': 'skip', 'reason': "nsfs ioctls are ENOTTY to this 32-bit ABI (this kernel's nsfs has no compat_ioctl)"},
+            {'source': 'kselftest', 'suite': 'nsfd:proc_ns_test', 'name': 'ns_get_mntns_id_is_per_namespace_and_grows',
+             'status': 'skip', 'reason': 'no NS_GET_MNTNS_ID (before 6.10)'},
+            {'source': 'kselftest', 'suite': 'nsfd:socketat_test', 'name': 'sat.pidfd_get_net',
+             'status': 'skip', 'reason': 'PIDFD_GET_NET_NAMESPACE: ENOTTY (kernel before 6.11)'},
+            {'source': 'kselftest', 'suite': 'nsfd:proc_ns_test', 'name': 'entry.time.ns_get_nstype_is_its_clone_flag',
+             'status': 'skip', 'reason': 'CONFIG_TIME_NS is off'},
+        ]
+        report.patched_checks(tests, {}, self.sources)
+        self.assertEqual([t['status'] for t in tests], ['fail', 'fail', 'fail', 'skip'])
+        self.assertIn('where the tree is 6.12', tests[0]['reason'])
+
     def test_same_run_without_patched_has_no_such_failures(self):
         tmp, out = self.run_report([('kernel', 'ok'), ('kunit', 'ok'), ('guest', 'ok')],
                                    {'console-kunit.log': 'kunit-nested.log',

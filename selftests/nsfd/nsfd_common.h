@@ -43,6 +43,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include <linux/nsfs.h>
 #include <linux/types.h>
 
 #ifndef CLONE_NEWTIME
@@ -634,6 +635,33 @@ static inline const char *nsfd_probe_userns_why(bool as_nobody, char *buf, size_
 
 static const char *nsfd_userns_reason[2];
 
+/*
+ * Before nsfs had a compat_ioctl (6.1 has none, 6.12 has compat_ptr_ioctl),
+ * every NS_GET_* ioctl from a 32-bit task on a 64-bit kernel is ENOTTY.
+ * Asked only of a 32-bit ABI: a native task always has NS_GET_NSTYPE
+ * (4.11), so ENOTTY there is a failure, never a reason to skip.
+ */
+#define NSFD_WHY_NSFS_COMPAT \
+	"nsfs ioctls are ENOTTY to this 32-bit ABI (this kernel's nsfs has no compat_ioctl)"
+
+static const char *nsfd_nsfs_ioctl_reason;
+
+static inline const char *nsfd_probe_nsfs_ioctl(void)
+{
+	const char *why = NULL;
+	int fd;
+
+	if (sizeof(long) != 4)
+		return NULL;
+	fd = open("/proc/self/ns/uts", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (ioctl(fd, NS_GET_NSTYPE) < 0 && errno == ENOTTY)
+		why = NSFD_WHY_NSFS_COMPAT;
+	close(fd);
+	return why;
+}
+
 /* CAP_SYS_ADMIN, CAP_SETUID, CAP_SETGID and CAP_NET_ADMIN, as uid 0. */
 static inline bool nsfd_is_root(void)
 {
@@ -660,6 +688,7 @@ static void __attribute__((constructor)) nsfd_probe(void)
 	for (i = 0; i < 2; i++)
 		nsfd_userns_reason[i] = nsfd_probe_userns_why(i, nsfd_userns_why[i],
 							      sizeof(nsfd_userns_why[i]));
+	nsfd_nsfs_ioctl_reason = nsfd_probe_nsfs_ioctl();
 }
 
 /* "CONFIG_X is off" if the kernel has no namespaces of @type, else NULL. */
@@ -702,6 +731,12 @@ static inline const char *nsfd_ns_missing(int type)
 	__userns_why = nsfd_userns_reason[!!(as_nobody)];			\
 	if (__userns_why)							\
 		SKIP(NSFD_SKIP_OUT, "%s", __userns_why);			\
+} while (0)
+
+/* SKIP (and return) when this ABI cannot use the NS_GET_* ioctls at all. */
+#define NSFD_REQUIRE_NSFS_IOCTLS() do {						\
+	if (nsfd_nsfs_ioctl_reason)						\
+		SKIP(NSFD_SKIP_OUT, "%s", nsfd_nsfs_ioctl_reason);		\
 } while (0)
 
 #endif /* NSFD_COMMON_H */

@@ -308,6 +308,8 @@ FIXTURE_SETUP(pin)
 
 	self->child.pid = 0;
 	self->cg_made = false;
+	/* assert_mark_is_there() asks NS_GET_NSTYPE and NS_GET_OWNER_UID. */
+	NSFD_REQUIRE_NSFS_IOCTLS();
 	NSFD_REQUIRE_ROOT();
 	NSFD_REQUIRE_NS(variant->kind.type);
 	if (variant->kind.type == CLONE_NEWUSER)

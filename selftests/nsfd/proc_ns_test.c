@@ -235,14 +235,17 @@ TEST_F(entry, unshare_gives_a_different_inode)
 
 TEST_F(entry, ns_get_nstype_is_its_clone_flag)
 {
+	NSFD_REQUIRE_NSFS_IOCTLS();
 	ASSERT_EQ(ioctl(self->fd, NS_GET_NSTYPE), variant->ns->type);
 }
 
 /* NS_GET_USERNS: the owning user namespace, EPERM for init_user_ns. */
 TEST_F(entry, ns_get_userns_gives_the_owner)
 {
-	int owner = ioctl(self->fd, NS_GET_USERNS);
+	int owner;
 
+	NSFD_REQUIRE_NSFS_IOCTLS();
+	owner = ioctl(self->fd, NS_GET_USERNS);
 	/* Without CONFIG_USER_NS no namespace names an owner: EPERM. */
 	if (variant->ns->type == CLONE_NEWUSER || nsfd_ns_missing(CLONE_NEWUSER)) {
 		ASSERT_EQ(owner, -1);
@@ -260,6 +263,7 @@ TEST_F(entry, ns_get_userns_gives_the_owner)
 /* NS_GET_PARENT: EINVAL without a hierarchy, EPERM at the top of one. */
 TEST_F(entry, ns_get_parent_in_initial_namespace)
 {
+	NSFD_REQUIRE_NSFS_IOCTLS();
 	ASSERT_EQ(ioctl(self->fd, NS_GET_PARENT), -1);
 	ASSERT_EQ(errno, variant->ns->has_parent ? EPERM : EINVAL);
 }
@@ -269,6 +273,7 @@ TEST_F(entry, ns_get_owner_uid_only_on_user_ns)
 {
 	uid_t uid = 12345;
 
+	NSFD_REQUIRE_NSFS_IOCTLS();
 	if (variant->ns->type != CLONE_NEWUSER) {
 		ASSERT_EQ(ioctl(self->fd, NS_GET_OWNER_UID, &uid), -1);
 		ASSERT_EQ(errno, EINVAL);
@@ -298,6 +303,7 @@ TEST_F(entry, pidfd_get_namespace_opens_the_same_namespace)
 {
 	int pidfd = sys_pidfd_open(getpid(), 0), fd;
 
+	NSFD_REQUIRE_NSFS_IOCTLS();
 	ASSERT_GE(pidfd, 0);
 	fd = ioctl(pidfd, pidfd_get_ns[variant->ns - nsfd_ns_entries], 0);
 	if (fd < 0 && errno == ENOTTY)
@@ -362,6 +368,7 @@ TEST(ns_get_mntns_id_is_per_namespace_and_grows)
 	__u64 mine = 0, again = 0, fresh = 0;
 	int fd, other;
 
+	NSFD_REQUIRE_NSFS_IOCTLS();
 	NSFD_REQUIRE_ROOT();
 	fd = nsfd_open_ns(0, "mnt");
 	ASSERT_GE(fd, 0);
@@ -387,6 +394,7 @@ TEST(ns_get_mntns_id_on_other_types_is_einval)
 	__u64 id = 7;
 	int fd, err;
 
+	NSFD_REQUIRE_NSFS_IOCTLS();
 	/* Whether the kernel has the ioctl at all: ask a mount ns fd. */
 	fd = nsfd_open_ns(0, "mnt");
 	ASSERT_GE(fd, 0);
@@ -423,6 +431,7 @@ FIXTURE_SETUP(pidns)
 {
 	self->c.pid = 0;
 	self->fd = -1;
+	NSFD_REQUIRE_NSFS_IOCTLS();
 	NSFD_REQUIRE_ROOT();
 	NSFD_REQUIRE_NS(CLONE_NEWPID);
 	ASSERT_EQ(unshare(CLONE_NEWPID), 0);
@@ -471,6 +480,7 @@ TEST(pid_translation_on_other_types_is_einval)
 {
 	int fd = nsfd_open_ns(0, "mnt");
 
+	NSFD_REQUIRE_NSFS_IOCTLS();
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(ioctl(fd, NS_GET_PID_FROM_PIDNS, 1), -1);
 	if (errno == ENOTTY)
@@ -486,6 +496,7 @@ TEST(ns_get_userns_fd_is_cloexec)
 {
 	int fd = nsfd_open_ns(0, "mnt"), owner;
 
+	NSFD_REQUIRE_NSFS_IOCTLS();
 	ASSERT_GE(fd, 0);
 	NSFD_REQUIRE_NS(CLONE_NEWUSER);
 	owner = ioctl(fd, NS_GET_USERNS);
@@ -500,6 +511,7 @@ TEST(ns_get_userns_from_child_userns_names_it)
 {
 	int fd, owner;
 
+	NSFD_REQUIRE_NSFS_IOCTLS();
 	NSFD_REQUIRE_USERNS(false);
 	ASSERT_EQ(unshare(CLONE_NEWUSER | CLONE_NEWNS), 0);
 	fd = nsfd_open_ns(0, "mnt");
@@ -518,6 +530,7 @@ TEST(ns_get_userns_of_outer_namespace_is_eperm_from_child_userns)
 {
 	int fd;
 
+	NSFD_REQUIRE_NSFS_IOCTLS();
 	NSFD_REQUIRE_USERNS(false);
 	fd = nsfd_open_ns(0, "mnt");
 	ASSERT_GE(fd, 0);
@@ -533,6 +546,7 @@ TEST(ns_get_parent_of_child_pidns_is_ours)
 	struct nsfd_child c;
 	int fd, parent;
 
+	NSFD_REQUIRE_NSFS_IOCTLS();
 	NSFD_REQUIRE_ROOT();
 	NSFD_REQUIRE_NS(CLONE_NEWPID);
 	ASSERT_EQ(unshare(CLONE_NEWPID), 0);
@@ -557,6 +571,7 @@ TEST(ns_get_parent_of_child_userns_is_ours)
 {
 	int fd, parent;
 
+	NSFD_REQUIRE_NSFS_IOCTLS();
 	NSFD_REQUIRE_USERNS(false);
 	fd = nsfd_child_userns(false);
 	ASSERT_GE(fd, 0);
@@ -578,6 +593,7 @@ TEST(ns_get_owner_uid_of_userns_created_by_root_is_0)
 	uid_t uid = 12345;
 	int fd;
 
+	NSFD_REQUIRE_NSFS_IOCTLS();
 	NSFD_REQUIRE_ROOT();
 	NSFD_REQUIRE_USERNS(false);
 	fd = nsfd_child_userns(false);
@@ -592,6 +608,7 @@ TEST(ns_get_owner_uid_of_userns_created_by_nobody_is_65534)
 	uid_t uid = 12345;
 	int fd;
 
+	NSFD_REQUIRE_NSFS_IOCTLS();
 	NSFD_REQUIRE_USERNS(true);
 	fd = nsfd_child_userns(true);
 	ASSERT_GE(fd, 0) {
@@ -606,6 +623,7 @@ TEST(ns_get_owner_uid_to_bad_pointer_is_efault)
 {
 	int fd;
 
+	NSFD_REQUIRE_NSFS_IOCTLS();
 	NSFD_REQUIRE_NS(CLONE_NEWUSER);
 	fd = nsfd_open_ns(0, "user");
 	ASSERT_GE(fd, 0);
@@ -682,6 +700,7 @@ TEST(ns_get_parent_from_inside_child_pidns)
 	int status;
 	pid_t pid;
 
+	NSFD_REQUIRE_NSFS_IOCTLS();
 	NSFD_REQUIRE_ROOT();
 	NSFD_REQUIRE_NS(CLONE_NEWPID);
 	ASSERT_EQ(unshare(CLONE_NEWPID), 0);
@@ -705,6 +724,7 @@ TEST(ns_get_parent_of_own_userns_from_inside_is_eperm)
 {
 	int fd;
 
+	NSFD_REQUIRE_NSFS_IOCTLS();
 	NSFD_REQUIRE_USERNS(false);
 	ASSERT_EQ(nsfd_unshare_userns(0), 0);
 	fd = nsfd_open_ns(0, "user");
@@ -719,6 +739,7 @@ TEST(ns_get_parent_from_inside_child_userns_gives_it)
 {
 	int fd, parent;
 
+	NSFD_REQUIRE_NSFS_IOCTLS();
 	NSFD_REQUIRE_USERNS(false);
 	ASSERT_EQ(nsfd_unshare_userns(0), 0);
 	fd = nsfd_child_userns(false);
@@ -757,6 +778,7 @@ TEST(namespace_keeps_its_owning_userns_alive)
 	uid_t uid = 12345;
 	int fd, owner;
 
+	NSFD_REQUIRE_NSFS_IOCTLS();
 	NSFD_REQUIRE_USERNS(false);
 	owner_ino = mmap(NULL, sizeof(*owner_ino), PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
