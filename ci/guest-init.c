@@ -22,6 +22,10 @@
  * interrupts the wait (EINTR is retried with the time left recomputed), and
  * whatever a test left behind is killed and reaped before the next one.
  *
+ * With "nsfd.uid=N" on the command line every test runs as uid and gid N
+ * with no supplementary groups and no capabilities: the suite as an
+ * unprivileged user, where each test must pass or SKIP saying why.
+ *
  * On a kernel with kmemleak it scans once the tests are done. Then it
  * reboots: QEMU runs with -no-reboot, so that ends the guest (an x86_64
  * kernel without ACPI cannot power off).
@@ -37,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <grp.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -51,6 +56,7 @@
 #define KILL_WAIT	10	/* s to wait for a SIGKILLed test to be reaped */
 #define DRAIN_WAIT	2	/* s to read what a test's leftovers still print */
 
+static int run_as = -1;		/* "nsfd.uid=N": the tests' uid and gid, no groups */
 static int console = 1;		/* kernel messages and init's own notes */
 static int out = 1;		/* the KTAP channel */
 
@@ -349,6 +355,10 @@ static void run_test(int nr, const char *name, int timeout)
 		dup2(pipefd[1], 2);
 		if (chdir("/tmp"))
 			_exit(127);
+		if (run_as >= 0 && (setgroups(0, NULL) || setgid(run_as) || setuid(run_as))) {
+			dprintf(2, "nsfd-init: cannot become uid %d: %s\n", run_as, strerror(errno));
+			_exit(127);
+		}
 		execve(path, argv, envp);
 		_exit(127);
 	}
@@ -438,6 +448,10 @@ int main(void)
 	mount_one("tmpfs", "/run", "tmpfs", 0, "mode=0755");
 	mount_one("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
 	open_channel();
+	if (cmdline_value("nsfd.uid")) {
+		run_as = atoi(cmdline_value("nsfd.uid"));
+		say("nsfd-init: the tests run as uid %d, gid %d, no capabilities", run_as, run_as);
+	}
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGCHLD, &sa, NULL);
 	if (fd >= 0 && access("/sys/kernel/debug/kmemleak", W_OK) == 0) {

@@ -32,8 +32,34 @@ exec 9>"$top/build/.lock"
 flock -w 3600 9 || { echo "series: $top/build/.lock is held by a run" >&2; exit 2; }
 command -v sparse >/dev/null || { echo "series: sparse is missing (apt-get install sparse)" >&2; exit 2; }
 "$top/ci/prepare-tree.sh" "$src"
+
+# The mailed test patches also carry what make run does without: their
+# MAINTAINERS entry and the selftests TARGETS line, edited in by
+# ci/series-wiring.py on the tree's own files (no context diff). Each is
+# a new commit with the original's message and author, tagged nsfd-mail.
+title="NSFD: NAMESPACE FILE DESCRIPTOR TESTS"
+sob=$(sed -n 's/^Signed-off-by: //p' "$top/kunit/commit-msg" | tail -n 1)
+export NSFD_SECTION_HEAD="M:\t$sob\nL:\tlinux-kernel@vger.kernel.org\nS:\tMaintained"
+rewire() { # rewire COMMIT PARENT PATH CMD...: COMMIT's tree on PARENT, PATH piped through CMD
+	local c=$1 parent=$2 path=$3 blob tree; shift 3
+	export GIT_INDEX_FILE=$src/.git/nsfd-mail.index
+	git -C "$src" read-tree "$c"
+	blob=$(git -C "$src" cat-file blob "$parent:$path" | "$@" | git -C "$src" hash-object -w --stdin)
+	git -C "$src" update-index --cacheinfo "100644,$blob,$path"
+	tree=$(git -C "$src" write-tree)
+	unset GIT_INDEX_FILE
+	GIT_AUTHOR_NAME=$(git -C "$src" log -1 --format=%an "$c") GIT_AUTHOR_EMAIL=$(git -C "$src" log -1 --format=%ae "$c") \
+	GIT_AUTHOR_DATE=$(git -C "$src" log -1 --format=%aI "$c") GIT_COMMITTER_DATE=$(git -C "$src" log -1 --format=%cI "$c") \
+		git -C "$src" commit-tree "$tree" -p "$parent" -F <(git -C "$src" log -1 --format=%B "$c")
+}
+kfiles=$(cd "$top/kunit" && find . -path ./append -prune -o -type f ! -name commit-msg -printf '%P\n' | LC_ALL=C sort)
+k=$(rewire nsfd-tests~1 nsfd-series MAINTAINERS "$top/ci/series-wiring.py" maintainers "$title" $kfiles)
+t=$(rewire nsfd-tests "$k" MAINTAINERS "$top/ci/series-wiring.py" maintainers "$title" tools/testing/selftests/nsfd/)
+t=$(rewire "$t" "$k" tools/testing/selftests/Makefile "$top/ci/series-wiring.py" target nsfd)
+git -C "$src" tag -f nsfd-mail "$t" >/dev/null
+
 rm -rf "$out"; mkdir -p "$out"
-git -C "$src" format-patch -q --cover-letter --thread=shallow -o "$out" nsfd-base..nsfd-tests
+git -C "$src" format-patch -q --cover-letter --thread=shallow -o "$out" nsfd-base..nsfd-mail
 
 # To: the networking and API lists; Cc: whatever get_maintainer.pl names for
 # the series, and the kselftest and KUnit lists.  Then emit it again with them.
@@ -44,7 +70,7 @@ mapfile -t cc < <( { (cd "$src" && perl scripts/get_maintainer.pl --no-git --no-
 	grep -vxF -e "${to[0]}" -e "${to[1]}" | awk '!seen[$0]++')
 rm -rf "$out"; mkdir -p "$out"
 git -C "$src" format-patch -q --cover-letter --thread=shallow -o "$out" \
-	"${to[@]/#/--to=}" "${cc[@]/#/--cc=}" nsfd-base..nsfd-tests
+	"${to[@]/#/--to=}" "${cc[@]/#/--cc=}" nsfd-base..nsfd-mail
 
 # The cover letter: @BASE@ names the tree the series applies to; its
 # "  N/M subject" lines must match the patches as emitted.
@@ -104,7 +130,7 @@ wtco() { git -C "$wt" -c advice.detachedHead=false checkout -q -f --detach "$1";
 # KUnit suites), so that the touched objects are built.
 configure() {
 	[ -f "$o/.config" ] || nk -s O="$o" defconfig >/dev/null
-	"$wt/scripts/config" --file "$o/.config" -e KUNIT $(git -C "$wt" diff nsfd-base nsfd-tests -- \
+	"$wt/scripts/config" --file "$o/.config" -e KUNIT $(git -C "$wt" diff nsfd-base nsfd-mail -- \
 		'*Kconfig*' | sed -n 's/^+config \([A-Z0-9_]*\).*/-e \1/p')
 	nk -s O="$o" olddefconfig >/dev/null
 }
@@ -140,7 +166,7 @@ findings() {
 }
 
 # --- per patch -----------------------------------------------------------
-commits=($(git -C "$wt" rev-list --reverse nsfd-base..nsfd-tests))
+commits=($(git -C "$wt" rev-list --reverse nsfd-base..nsfd-mail))
 patches=($(ls "$out"/0*.patch | grep -v 0000-cover-letter))
 echo "series: per patch: checkpatch --strict; W=1 and sparse (C=2) on the touched objects; kernel-doc -none on the touched files (x86_64 defconfig + KUNIT + the suites)"
 for i in "${!commits[@]}"; do
@@ -213,7 +239,7 @@ xtensa	xtensa	463	-D__xtensa__ -D__SIZEOF_LONG__=4
 EOF
 }
 echo "series: syscall headers and checksyscalls for socketat, per architecture and ABI (host toolchain)"
-wtco nsfd-tests
+wtco nsfd-mail
 checked=(); mkdir -p "$bc/hdr"
 for arch in $(abis | cut -f1 | uniq); do
 	ho=$bc/hdr/$arch

@@ -3,6 +3,7 @@
 #
 # usage: ci/mutants/run.sh            every ci/mutants/*.mutant
 #        MUTANT='socketat-*' ci/mutants/run.sh   those whose name matches
+#        MUTANT='netns-* setns-*' ci/mutants/run.sh   several globs
 #
 # First a baseline: `ci/nsfd run x86_64` on the unmutated tree, which must
 # pass (exit 0), or every mutant would count as killed. Then, for each
@@ -42,10 +43,16 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 say() { echo "mutants: $*"; }
 
 sel=${MUTANT:-*}
-sel=${sel%.mutant}
+files=()
 shopt -s nullglob
-# shellcheck disable=SC2206  # the glob is the point
-files=("$dir"/$sel.mutant)
+set -f
+for g in $sel; do	# several globs, blank-separated
+	set +f
+	# shellcheck disable=SC2206  # the glob is the point
+	files+=("$dir"/${g%.mutant}.mutant)
+	set -f
+done
+set +f
 shopt -u nullglob
 [ ${#files[@]} -gt 0 ] || { say "no mutant in ci/mutants/ matches '$sel'"; exit 2; }
 names=()

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""The wiring only the mailed series carries, edited into files in order.
+
+  ci/series-wiring.py maintainers TITLE FILE...  < MAINTAINERS > MAINTAINERS'
+      adds F: lines for FILE... to the section TITLE (made, after the M:,
+      L: and S: lines in NSFD_SECTION_HEAD, where it sorts among the
+      sections if it is not there), keeping its F: lines sorted.
+  ci/series-wiring.py target NAME  < tools/testing/selftests/Makefile > ...'
+      adds "TARGETS += NAME" where it sorts in the first block of TARGETS.
+
+No context diff: it works on any tree's MAINTAINERS and Makefile, so a
+rebase of the base tree does not break make series.
+"""
+import os
+import re
+import sys
+
+
+def maintainers(text, title, files):
+    lines = text.split('\n')
+    # Sections: a line in capitals followed by "X:\t" lines, after the
+    # first one ("3C59X NETWORK DRIVER" begins the list).
+    starts = [i for i in range(1, len(lines) - 1)
+              if lines[i] and not re.match(r'^[A-Z]:\t', lines[i]) and
+              re.match(r'^[A-Z]:\t', lines[i + 1]) and lines[i - 1] == '']
+    first = next(i for i in starts if lines[i].startswith('3C59X'))
+    starts = [i for i in starts if i >= first]
+    mine = [i for i in starts if lines[i] == title]
+    if not mine:
+        head = os.environ.get('NSFD_SECTION_HEAD', '').replace('\\t', '\t').split('\\n')
+        key = title.lower()
+        # Before the first section that sorts after TITLE while the one
+        # before it sorts before (the file's order is by and large
+        # case-blind).
+        at = next((b for a, b in zip(starts, starts[1:])
+                   if lines[a].lower() < key < lines[b].lower()), len(lines))
+        lines[at:at] = [title] + [h for h in head if h] + ['']
+        mine = [at]
+    i = mine[0] + 1
+    while i < len(lines) and re.match(r'^[A-Z]:\t', lines[i]):
+        i += 1
+    body = lines[mine[0] + 1:i]
+    fl = sorted(set([l for l in body if l.startswith('F:\t')] + ['F:\t' + f for f in files]))
+    rest = [l for l in body if not l.startswith('F:\t')]
+    # F: after M:/R:/L:/S:/W:/Q:/B:/C:/P:/T:, before X:/N:/K:, as the file says.
+    before = [l for l in rest if l[0] not in 'XNK' and l != '']
+    after = [l for l in rest if l[0] in 'XNK']
+    lines[mine[0] + 1:i] = before + fl + after
+    return '\n'.join(lines)
+
+
+def target(text, name):
+    lines = text.split('\n')
+    idx = [i for i, l in enumerate(lines) if l.startswith('TARGETS += ')]
+    if not idx:
+        sys.exit('series-wiring: no "TARGETS += " lines')
+    if 'TARGETS += ' + name in lines:
+        return text
+    block = [idx[0]]
+    for i in idx[1:]:
+        if i != block[-1] + 1:
+            break
+        block.append(i)
+    at = next((i for i in block if lines[i][len('TARGETS += '):] > name), block[-1] + 1)
+    lines.insert(at, 'TARGETS += ' + name)
+    return '\n'.join(lines)
+
+
+def main(argv):
+    if len(argv) >= 3 and argv[1] == 'maintainers':
+        sys.stdout.write(maintainers(sys.stdin.read(), argv[2], argv[3:]))
+    elif len(argv) == 3 and argv[1] == 'target':
+        sys.stdout.write(target(sys.stdin.read(), argv[2]))
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == '__main__':
+    main(sys.argv)
