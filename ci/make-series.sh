@@ -145,13 +145,24 @@ objects_of() {
 		tools/*) ;;
 		arch/x86/entry/syscalls/syscall_64.tbl) echo arch/x86/entry/syscall_64.o ;;
 		arch/x86/entry/syscalls/syscall_32.tbl) echo arch/x86/entry/syscall_32.o ;;
-		*.c)	d=$(dirname "$f") b=$(basename "$f")
-			inc=$(git -C "$wt" grep -lE "^#include \"([^\"]*/)?$b\"" "$1" -- '*.c' |
-				head -n 1 | sed 's/^[^:]*://' || true)
-			[ -n "$inc" ] && f=$inc
-			echo "${f%.c}.o" ;;
+		*.c)	echo "$(includer_of "$1" "$f" | sed 's/\.c$//').o" ;;
 		esac
 	done | sort -u
+}
+
+# includer_of COMMIT FILE: the .c outside tools/ that #includes FILE by a
+# path relative to its own directory (fs/proc/namespaces.c for
+# fs/proc/namespaces_kunit.c, fs/nsfs.c for fs/tests/nsfs_kunit.c), else FILE.
+includer_of() {
+	local c=$1 f=$2 hit file path
+	while IFS= read -r hit; do
+		file=${hit%%:*} path=$(echo "$hit" | sed -n 's/^[^:]*:#include "\([^"]*\)".*/\1/p')
+		if [ "$(realpath -m --relative-to=/ "/$(dirname "$file")/$path")" = "$f" ]; then
+			echo "$file"; return
+		fi
+	done < <(git -C "$wt" grep -E "^#include \"([^\"]*/)?$(basename "$f")\"" "$c" -- '*.c' ':!tools' |
+		 sed 's/^[^:]*://')
+	echo "$f"
 }
 
 # findings KIND FILE...: warnings, line numbers dropped so that a shifted

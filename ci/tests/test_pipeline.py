@@ -565,3 +565,38 @@ class PatchedMode(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+class SeriesWiring(unittest.TestCase):
+    """make series' MAINTAINERS and TARGETS edits, on a tree's own files."""
+    MAINT = ('List of maintainers\n\n3C59X NETWORK DRIVER\nM:\tA <a@x>\nS:\tOdd fixes\n'
+             'F:\tdrivers/net/3c59x.c\n\nNSDEPS\nM:\tB <b@x>\nS:\tMaintained\n'
+             'F:\tscripts/nsdeps\n\nNTB AMD DRIVER\nM:\tC <c@x>\nS:\tSupported\n'
+             'F:\tdrivers/ntb/\n\niSCSI BOOT\nM:\tD <d@x>\nF:\tdrivers/ibft\n\n'
+             'THE REST\nM:\tL <l@x>\nF:\t*\nX:\tx/\n')
+
+    def setUp(self):
+        import importlib.util
+        spec = importlib.util.spec_from_file_location('series_wiring',
+                                                      os.path.join(CI, 'series-wiring.py'))
+        self.w = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(self.w)
+        os.environ['NSFD_SECTION_HEAD'] = 'M:\\tN <n@x>\\nS:\\tMaintained'
+
+    def test_new_section_goes_where_it_sorts_with_sorted_files(self):
+        out = self.w.maintainers(self.MAINT, 'NSFD: TESTS', ['kernel/b.c', 'fs/a.c'])
+        self.assertIn('F:\tscripts/nsdeps\n\nNSFD: TESTS\nM:\tN <n@x>\nS:\tMaintained\n'
+                      'F:\tfs/a.c\nF:\tkernel/b.c\n\nNTB AMD DRIVER\n', out)
+
+    def test_second_call_extends_the_section(self):
+        once = self.w.maintainers(self.MAINT, 'NSFD: TESTS', ['kernel/b.c'])
+        twice = self.w.maintainers(once, 'NSFD: TESTS', ['tools/testing/selftests/nsfd/'])
+        self.assertIn('F:\tkernel/b.c\nF:\ttools/testing/selftests/nsfd/\n\nNTB', twice)
+        self.assertEqual(twice.count('NSFD: TESTS'), 1)
+
+    def test_target_goes_where_it_sorts_once(self):
+        mk = 'TARGETS += net\nTARGETS += nsfs\nTARGETS += pidfd\n\nTARGETS += zz\n'
+        out = self.w.target(mk, 'nsfd')
+        self.assertEqual(out, 'TARGETS += net\nTARGETS += nsfd\nTARGETS += nsfs\n'
+                         'TARGETS += pidfd\n\nTARGETS += zz\n')
+        self.assertEqual(self.w.target(out, 'nsfd'), out)
