@@ -25,7 +25,8 @@
 # Exit: 0 every mutant killed or explained as equivalent; 1 a survivor the
 # README does not explain; 2 environment (ci/nsfd exit 2 outside the mutant,
 # a failing baseline, no mutant matches) or a mutant without a verdict.
-# Environment: MUTANT (glob on the name, without .mutant), NSFD_MUTANTS_BASELINE=0
+# Environment: MUTANT (globs on the name, without .mutant), NSFD_FAIL_FAST
+# (1 by default: no guest once KUnit is red), NSFD_MUTANTS_BASELINE=0
 # (skip the baseline run: you know the tree is green), NSFD_MUTANTS_RESTORE=0
 # (skip the final unmutated run; the next `make run` rebuilds), and what
 # ci/nsfd reads (NSFD_JOBS, NSFD_QEMU_ARGS, ...).
@@ -37,6 +38,10 @@ tree=$top/build/patched/src
 py=(python3 -B "$dir/mutant.py")
 arch=x86_64
 export PYTHONDONTWRITEBYTECODE=1
+# A mutant that KUnit already caught needs no kselftest guest (a leak
+# mutant would keep the guest waiting on every "freed" deadline): its
+# killers are then the KUnit cases. NSFD_FAIL_FAST=0 runs both always.
+export NSFD_FAIL_FAST=${NSFD_FAIL_FAST:-1}
 
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
