@@ -26,6 +26,9 @@
  * with no supplementary groups and no capabilities: the suite as an
  * unprivileged user, where each test must pass or SKIP saying why.
  *
+ * With "nsfd.failfast" the binaries after the first that fails are
+ * reported as skipped, not run (make mutants: the verdict is known).
+ *
  * On a kernel with kmemleak it scans once the tests are done. Then it
  * reboots: QEMU runs with -no-reboot, so that ends the guest (an x86_64
  * kernel without ACPI cannot power off).
@@ -325,7 +328,8 @@ static void kill_all(int sig)
 	kill(-1, sig);
 }
 
-static void run_test(int nr, const char *name, int timeout)
+/* Runs one test binary; returns 1 if it failed, else 0. */
+static int run_test(int nr, const char *name, int timeout)
 {
 	char path[512];
 	int pipefd[2], status = 0, done = 0, timed_out = 0;
@@ -338,7 +342,7 @@ static void run_test(int nr, const char *name, int timeout)
 	ktap("# selftests: nsfd: %s", name);
 	if (pipe2(pipefd, O_CLOEXEC)) {
 		ktap("not ok %d selftests: nsfd: %s # pipe: %s", nr, name, strerror(errno));
-		return;
+		return 1;
 	}
 	t0 = now();
 	pid = fork();
@@ -366,7 +370,7 @@ static void run_test(int nr, const char *name, int timeout)
 	if (pid < 0) {
 		close(pipefd[0]);
 		ktap("not ok %d selftests: nsfd: %s # fork: %s", nr, name, strerror(errno));
-		return;
+		return 1;
 	}
 	setpgid(pid, pid);	/* no race with the child's own setpgid */
 	f.fd = pipefd[0];
@@ -401,6 +405,8 @@ static void run_test(int nr, const char *name, int timeout)
 		ktap("not ok %d selftests: nsfd: %s # exit=%d", nr, name, WEXITSTATUS(status));
 	else
 		ktap("ok %d selftests: nsfd: %s", nr, name);
+	return timed_out || WIFSIGNALED(status) ||
+	       (WEXITSTATUS(status) && WEXITSTATUS(status) != KSFT_SKIP);
 }
 
 /* SIGCHLD only wakes poll(); the children are reaped in reap(). */
@@ -436,7 +442,7 @@ int main(void)
 {
 	struct sigaction sa = { .sa_handler = on_sigchld };	/* no SA_RESTART */
 	char *names[MAX_TESTS];
-	int n, i, timeout, fd;
+	int n, i, timeout, fd, failed = 0, fail_fast;
 
 	mount_one("devtmpfs", "/dev", "devtmpfs", 0, NULL);
 	fd = open("/dev/console", O_WRONLY | O_NOCTTY);
@@ -448,6 +454,7 @@ int main(void)
 	mount_one("tmpfs", "/run", "tmpfs", 0, "mode=0755");
 	mount_one("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
 	open_channel();
+	fail_fast = cmdline_value("nsfd.failfast") != NULL;
 	if (cmdline_value("nsfd.uid")) {
 		run_as = atoi(cmdline_value("nsfd.uid"));
 		say("nsfd-init: the tests run as uid %d, gid %d, no capabilities", run_as, run_as);
@@ -469,8 +476,14 @@ int main(void)
 	write_all(out, "nsfd-kselftest: begin\n", 22);
 	ktap("KTAP version 1");
 	ktap("1..%d", n);
-	for (i = 0; i < n; i++)
-		run_test(i + 1, names[i], timeout);
+	for (i = 0; i < n; i++) {
+		if (failed && fail_fast) {
+			ktap("ok %d selftests: nsfd: %s # SKIP nsfd.failfast: an earlier test binary failed",
+			     i + 1, names[i]);
+			continue;
+		}
+		failed |= run_test(i + 1, names[i], timeout);
+	}
 	write_all(out, "nsfd-kselftest: end\n", 20);
 	if (out != console)
 		tcdrain(out);	/* the channel's last bytes before the reboot */
