@@ -26,7 +26,7 @@
  * with no supplementary groups and no capabilities: the suite as an
  * unprivileged user, where each test must pass or SKIP saying why.
  *
- * With "nsfd.failfast" the binaries after the first that fails are
+ * With "nsfd.failfast=1" the binaries after the first that fails are
  * reported as skipped, not run (make mutants: the verdict is known).
  *
  * On a kernel with kmemleak it scans once the tests are done. Then it
@@ -478,7 +478,7 @@ int main(void)
 	ktap("1..%d", n);
 	for (i = 0; i < n; i++) {
 		if (failed && fail_fast) {
-			ktap("ok %d selftests: nsfd: %s # SKIP nsfd.failfast: an earlier test binary failed",
+			ktap("ok %d selftests: nsfd: %s # SKIP nsfd.failfast=1: an earlier test binary failed",
 			     i + 1, names[i]);
 			continue;
 		}
