@@ -115,6 +115,19 @@ def git_lines(tree, rev, path, name):
     return r.stdout.splitlines(keepends=True)
 
 
+def braceless_body(text, lineno, m):
+    """A replacement of several statements cannot stand where the line is
+    the body of a braceless if/else/for/while: only its first statement
+    would stay under the condition (and a following else would bind to a
+    new if). Such a mutant says one thing and does another."""
+    prev = text[lineno - 2].strip() if lineno >= 2 else ''
+    several = re.search(r';\s*\S', m['replace'].strip())
+    header = re.match(r'^(\}\s*)?(else\b.*|if\s*\(.*\)|for\s*\(.*\)|while\s*\(.*\))$', prev)
+    if several and header and not prev.endswith('{'):
+        raise MutantError(f'{m["name"]}: the line is the body of "{prev}" without braces, and '
+                          f'the replacement has several statements: make it one expression')
+
+
 def check(tree, paths, base=None, rev=None):
     bad = 0
     for p in paths:
@@ -128,6 +141,7 @@ def check(tree, paths, base=None, rev=None):
                     raise MutantError(f'{m["name"]}: {m["file"]} is not in {tree}')
                 text = read_lines(target)
             _, lineno = mutate(text, m)
+            braceless_body(text, lineno, m)
             where = ''
             if base:
                 n = len(matches(git_lines(tree, base, m['file'], m['name']), m['find']))
