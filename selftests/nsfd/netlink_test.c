@@ -152,6 +152,50 @@ TEST_F(link, veth_peer_created_in_netns_by_fd)
 	assert_moved(_metadata, self, "nsfd-vb");
 }
 
+/*
+ * The netns an IFLA_NET_NS_FD names is held only for the request: once its
+ * last fd is closed (no task is in it), it dies, and a veth pair with an
+ * end in it goes with it, so our end's RTM_DELLINK arrives. A reference
+ * the request leaked would keep it, and the pair, for good. @move: the
+ * peer made here and moved there by RTM_SETLINK, else made there by
+ * RTM_NEWLINK's peer IFLA_NET_NS_FD. Not self->there: nl_there pins it.
+ */
+static void assert_netns_dies_after_request(struct __test_metadata *_metadata,
+					    FIXTURE_DATA(link) * self, bool move)
+{
+	int mon = nsfd_nl_open(RTMGRP_LINK), target, peer, ifindex, err;
+
+	ASSERT_GE(mon, 0);
+	target = nsfd_detached_ns(CLONE_NEWNET, "net", "net");
+	ASSERT_GE(target, 0);
+	err = nsfd_link_add(self->nl, "nsfd-rel0", "veth", -1, "nsfd-rel1", move ? -1 : target);
+	REQUIRE_KIND(err, "CONFIG_VETH");
+	ASSERT_EQ(err, 0);
+	ifindex = nsfd_link_index(self->nl, "nsfd-rel0");
+	ASSERT_GT(ifindex, 0);
+	if (move) {
+		peer = nsfd_link_index(self->nl, "nsfd-rel1");
+		ASSERT_GT(peer, 0);
+		ASSERT_EQ(nsfd_link_set_netns(self->nl, RTM_SETLINK, peer, target), 0);
+	}
+	ASSERT_GT(index_inside(target, "nsfd-rel1"), 0U);
+	close(target);
+	ASSERT_EQ(nsfd_wait_dellink(mon, ifindex, 20000), 0) {
+		TH_LOG("the netns IFLA_NET_NS_FD named outlived its last fd: a leaked reference");
+	}
+	close(mon);
+}
+
+TEST_F(link, netns_given_for_veth_peer_dies_with_its_last_fd)
+{
+	assert_netns_dies_after_request(_metadata, self, false);
+}
+
+TEST_F(link, netns_a_link_moved_into_dies_with_its_last_fd)
+{
+	assert_netns_dies_after_request(_metadata, self, true);
+}
+
 /* get_net_ns_by_fd(): an nsfs fd of another type is EINVAL. */
 TEST_F(link, uts_fd_is_einval)
 {

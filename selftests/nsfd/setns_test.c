@@ -854,6 +854,79 @@ TEST(user_ns_multithreaded_without_cap_sys_admin_is_einval)
 	close(fd);
 }
 
+/*
+ * userns_install() has two such checks, a thread group and a shared
+ * fs_struct, and a thread trips both. Each alone: a thread that has
+ * unshared its fs_struct, and a process (not a thread) that shares ours.
+ * Once it is gone the same setns() succeeds, so the EINVAL was its doing.
+ */
+struct fs_thread {
+	int ready[2], release[2], err;
+};
+
+static void *unshare_fs_and_block(void *arg)
+{
+	struct fs_thread *t = arg;
+
+	t->err = unshare(CLONE_FS) ? errno : 0;
+	if (write(t->ready[1], "r", 1) != 1)
+		t->err = errno;
+	block_on_fd(&t->release[0]);
+	return NULL;
+}
+
+TEST(user_ns_with_a_thread_of_its_own_fs_is_einval)
+{
+	struct fs_thread t = { .err = 0 };
+	pthread_t thread;
+	char c;
+	int fd;
+
+	NSFD_REQUIRE_ROOT();
+	NSFD_REQUIRE_USERNS(false);
+	fd = nsfd_child_userns(false);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(pipe(t.ready), 0);
+	ASSERT_EQ(pipe(t.release), 0);
+	ASSERT_EQ(pthread_create(&thread, NULL, unshare_fs_and_block, &t), 0);
+	ASSERT_EQ(read(t.ready[0], &c, 1), 1);
+	ASSERT_EQ(t.err, 0);
+	EXPECT_EQ(setns(fd, CLONE_NEWUSER), -1);
+	EXPECT_EQ(errno, EINVAL);
+	close(t.release[1]);
+	ASSERT_EQ(pthread_join(thread, NULL), 0);
+	ASSERT_EQ(setns(fd, CLONE_NEWUSER), 0);
+	close(fd);
+}
+
+TEST(user_ns_with_fs_struct_shared_by_another_process_is_einval)
+{
+	int fd, release[2], status;
+	char c;
+	pid_t pid;
+
+	NSFD_REQUIRE_ROOT();
+	NSFD_REQUIRE_USERNS(false);
+	fd = nsfd_child_userns(false);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(pipe(release), 0);
+	/* No new stack: without CLONE_VM the child runs on a copy, as after fork(). */
+	pid = syscall(SYS_clone, CLONE_FS | SIGCHLD, NULL, NULL, NULL, NULL);
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		close(release[1]);
+		while (read(release[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	EXPECT_EQ(setns(fd, CLONE_NEWUSER), -1);
+	EXPECT_EQ(errno, EINVAL);
+	close(release[1]);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_EQ(setns(fd, CLONE_NEWUSER), 0);
+	close(fd);
+}
+
 /* mntns_install(): EINVAL while the fs_struct is shared (threads share it). */
 TEST(mnt_ns_with_shared_fs_struct_is_einval)
 {
