@@ -749,6 +749,35 @@ TEST(pid_ns_above_the_active_one_is_einval)
 	close(fd);
 }
 
+/*
+ * pidns_install(): a pid namespace beside the active one (same level,
+ * another branch) is not below it: EINVAL. From its parent it is.
+ */
+TEST(pid_ns_beside_the_active_one_is_einval)
+{
+	struct nsfd_child c;
+	int fd, orig;
+
+	NSFD_REQUIRE_ROOT();
+	NSFD_REQUIRE_NS(CLONE_NEWPID);
+	/* A pid ns below ours, with its init (pid_for_children needs one). */
+	orig = nsfd_open_ns(0, "pid");
+	ASSERT_GE(orig, 0);
+	ASSERT_EQ(unshare(CLONE_NEWPID), 0);
+	ASSERT_EQ(nsfd_child_start(&c, NULL, NULL), 0);
+	fd = nsfd_open_ns(c.pid, "pid");
+	ASSERT_GE(fd, 0);
+	/* Back to ours for children, so that a sibling can be made. */
+	ASSERT_EQ(setns(orig, CLONE_NEWPID), 0);
+	ASSERT_EQ(setns_pid_from_below(fd, false), EINVAL);
+	ASSERT_EQ(setns(orig, CLONE_NEWPID), 0);
+	ASSERT_EQ(setns(fd, CLONE_NEWPID), 0);
+	EXPECT_EQ(nsfd_self_ino("pid_for_children"), nsfd_fd_ino(fd));
+	close(fd);
+	close(orig);
+	ASSERT_EQ(nsfd_child_finish(&c), 0);
+}
+
 /* Error order: pidns_install() checks capabilities before the ancestry. */
 TEST(pid_ns_above_without_cap_sys_admin_is_eperm)
 {
