@@ -12,6 +12,9 @@ usage: mutant.py apply TREE MUTANT       edit TREE/<file> in place
                                           kernel code, not a laid-in test (it
                                           occurs once at REV, e.g. nsfd-series)
        mutant.py parse MUTANT...              every mutant is well-formed
+       mutant.py config MUTANT                 the matrix config it runs in
+                                              (its "config: " line; empty
+                                              for the arch's own kernel)
        mutant.py applied TREE MUTANT           TREE's working file holds the
                                               mutation (exit 1 if not)
        mutant.py record RESULTS NAME VERDICT RC SECS [RUN_RESULTS_JSON]
@@ -29,6 +32,7 @@ import subprocess
 import sys
 
 KEYS = ('file', 'find', 'replace')
+OPTIONAL = ('config',)
 
 
 class MutantError(Exception):
@@ -54,8 +58,9 @@ def parse(path):
         if not line.strip() or line.startswith('#'):
             continue
         key, sep, value = line.partition(':')
-        if not sep or key not in KEYS:
-            raise MutantError(f'{path}:{n}: expected "file: ", "find: " or "replace: "')
+        if not sep or key not in KEYS + OPTIONAL:
+            raise MutantError(f'{path}:{n}: expected "file: ", "find: ", "replace: " '
+                              f'or "config: "')
         if key in m:
             raise MutantError(f'{path}:{n}: "{key}" given twice')
         m[key] = value.strip()
@@ -64,6 +69,8 @@ def parse(path):
             raise MutantError(f'{path}: "{key}: " is missing or empty')
     if m['file'].startswith('/') or '..' in m['file'].split('/'):
         raise MutantError(f'{path}: file must be a path inside the kernel tree')
+    if 'config' in m and not re.fullmatch(r'[A-Za-z0-9_-]+', m['config']):
+        raise MutantError(f'{path}: config must name a file of kunit-configs/matrix/')
     if m['find'].split() == m['replace'].split():
         raise MutantError(f'{path}: replace is the same as find')
     return m
@@ -295,6 +302,9 @@ def main(argv):
                     bad += 1
             print(f'{len(args) - bad}/{len(args)} mutants parse')
             return 2 if bad else 0
+        if cmd == 'config' and len(args) == 1:
+            print(parse(args[0]).get('config', ''))
+            return 0
         if cmd == 'record' and len(args) in (5, 6):
             record(*args)
             return 0

@@ -6,8 +6,11 @@
 #        MUTANT='netns-* setns-*' ci/mutants/run.sh   several globs
 #
 # First a baseline: `ci/nsfd run x86_64` on the unmutated tree, which must
-# pass (exit 0), or every mutant would count as killed. Then, for each
-# mutant, `ci/nsfd run x86_64` with NSFD_MUTANT=<the mutant file>:
+# pass (exit 0), or every mutant would count as killed; one more for each
+# matrix config a selected mutant names ("config: NAME": code that only a
+# config of kunit-configs/matrix/ compiles or reaches, run as `ci/nsfd run
+# x86_64 --config NAME`). Then, for each
+# mutant, `ci/nsfd run x86_64 [--config NAME]` with NSFD_MUTANT=<the mutant file>:
 # ci/prepare-tree.sh applies it (ci/mutants/apply.sh) to the working tree
 # after laying in the tests (the next run's checkout takes it back out), so
 # a mutant costs the rebuild of the file it touches (and of the previous
@@ -61,9 +64,17 @@ set +f
 shopt -u nullglob
 [ ${#files[@]} -gt 0 ] || { say "no mutant in ci/mutants/ matches '$sel'"; exit 2; }
 names=()
+declare -A cfg_of=()
+configs=()	# "" (the arch's own kernel) and every matrix config named
 for f in "${files[@]}"; do
 	n=$(basename "$f" .mutant)
 	names+=("$n")
+	c=$("${py[@]}" config "$f" 2>/dev/null) || c=
+	cfg_of[$n]=$c
+	if [ -n "$c" ] && [ ! -f "$top/kunit-configs/matrix/$c.kunitconfig" ]; then
+		say "$n: config: $c is not in kunit-configs/matrix/"; exit 2
+	fi
+	[[ " ${configs[*]/#/:} " == *" :$c "* ]] || configs+=("$c")
 done
 
 mkdir -p "$res/logs"
@@ -82,14 +93,19 @@ if ! "${check[@]}" >"$res/check.log" 2>&1; then
 	exit 2
 fi
 
-# run_nsfd LOG [MUTANTFILE]: ci/nsfd run on x86_64; prints its exit code.
+# variant_out CONFIG: the out/ directory of ci/nsfd run x86_64 [--config].
+variant_out() { echo "$top/out/$arch${1:+-$1}"; }
+
+# run_nsfd LOG MUTANTFILE|"" [CONFIG]: ci/nsfd run on x86_64, in CONFIG of
+# the matrix if given; prints its exit code.
 run_nsfd() {
-	local log=$1 m=${2:-} rc
-	rm -f "$top/out/$arch/results.json"
+	local log=$1 m=${2:-} c=${3:-} rc args=(run "$arch")
+	[ -n "$c" ] && args+=(--config "$c")
+	rm -f "$(variant_out "$c")/results.json"
 	if [ -n "$m" ]; then
-		NSFD_MUTANT=$m "$top/ci/nsfd" run "$arch" >"$log" 2>&1
+		NSFD_MUTANT=$m "$top/ci/nsfd" "${args[@]}" >"$log" 2>&1
 	else
-		env -u NSFD_MUTANT "$top/ci/nsfd" run "$arch" >"$log" 2>&1
+		env -u NSFD_MUTANT "$top/ci/nsfd" "${args[@]}" >"$log" 2>&1
 	fi
 	rc=$?
 	echo "$rc"
@@ -98,16 +114,19 @@ run_nsfd() {
 campaign_start=$(now)
 
 if [ "${NSFD_MUTANTS_BASELINE:-1}" != 0 ]; then
-	say "baseline: ci/nsfd run $arch on the unmutated tree (log: out/mutants/logs/baseline.log)"
-	t=$(now)
-	rc=$(run_nsfd "$res/logs/baseline.log")
-	if [ "$rc" != 0 ]; then
-		tail -n 15 "$res/logs/baseline.log" | sed 's/^/    /'
-		say "baseline: ci/nsfd exit $rc ($(since "$t") s): the unmutated tree must pass," \
-			"or every mutant would count as killed; nothing was mutated"
-		exit 2
-	fi
-	say "baseline: ok ($(since "$t") s)"
+	for c in "${configs[@]}"; do
+		b=baseline${c:+-$c}
+		say "$b: ci/nsfd run $arch${c:+ --config $c} on the unmutated tree (log: out/mutants/logs/$b.log)"
+		t=$(now)
+		rc=$(run_nsfd "$res/logs/$b.log" "" "$c")
+		if [ "$rc" != 0 ]; then
+			tail -n 15 "$res/logs/$b.log" | sed 's/^/    /'
+			say "$b: ci/nsfd exit $rc ($(since "$t") s): the unmutated tree must pass," \
+				"or every mutant would count as killed; nothing was mutated"
+			exit 2
+		fi
+		say "$b: ok ($(since "$t") s)"
+	done
 fi
 
 env_error=
@@ -117,11 +136,13 @@ for f in "${files[@]}"; do
 	n=$(basename "$f" .mutant)
 	log=$res/logs/$n.log
 	rm -f "$res/logs/$n.results.json"
-	say "[$i/${#files[@]}] $n: $(sed -n '1s/^# //p' "$f")"
+	c=${cfg_of[$n]}
+	say "[$i/${#files[@]}] $n${c:+ (config $c)}: $(sed -n '1s/^# //p' "$f")"
 	t=$(now)
-	rc=$(run_nsfd "$log" "$f")
+	rc=$(run_nsfd "$log" "$f" "$c")
 	secs=$(since "$t")
-	[ -f "$top/out/$arch/results.json" ] && cp "$top/out/$arch/results.json" "$res/logs/$n.results.json"
+	o=$(variant_out "$c")
+	[ -f "$o/results.json" ] && cp "$o/results.json" "$res/logs/$n.results.json"
 	# The run must have built this mutant: the tree's working file holds it
 	# (ci/prepare-tree.sh applies it last; only the next run takes it out).
 	case $rc in
@@ -156,13 +177,16 @@ for f in "${files[@]}"; do
 done
 
 if [ "${NSFD_MUTANTS_RESTORE:-1}" != 0 ]; then
-	t=$(now)
-	rc=$(run_nsfd "$res/logs/restore.log")
-	if [ "$rc" = 0 ]; then
-		say "restore: the unmutated tree rebuilt and passed ($(since "$t") s)"
-	else
-		say "restore: ci/nsfd exit $rc on the unmutated tree ($(since "$t") s, out/mutants/logs/restore.log)"
-	fi
+	for c in "${configs[@]}"; do
+		r=restore${c:+-$c}
+		t=$(now)
+		rc=$(run_nsfd "$res/logs/$r.log" "" "$c")
+		if [ "$rc" = 0 ]; then
+			say "$r: the unmutated tree rebuilt and passed ($(since "$t") s)"
+		else
+			say "$r: ci/nsfd exit $rc on the unmutated tree ($(since "$t") s, out/mutants/logs/$r.log)"
+		fi
+	done
 else
 	say "restore skipped: build/ holds the last mutant's objects; the next 'make run' rebuilds them"
 fi

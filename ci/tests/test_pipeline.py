@@ -600,3 +600,45 @@ class SeriesWiring(unittest.TestCase):
         self.assertEqual(out, 'TARGETS += net\nTARGETS += nsfd\nTARGETS += nsfs\n'
                          'TARGETS += pidfd\n\nTARGETS += zz\n')
         self.assertEqual(self.w.target(out, 'nsfd'), out)
+
+
+class MutantConfig(unittest.TestCase):
+    """A mutant may name the matrix config it runs in (ci/mutants/README)."""
+
+    def setUp(self):
+        import importlib.util
+        spec = importlib.util.spec_from_file_location(
+            'mutant', os.path.join(CI, 'mutants', 'mutant.py'))
+        self.m = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(self.m)
+        self.dir = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.dir)
+
+    def write(self, text):
+        path = os.path.join(self.dir, 'x.mutant')
+        with open(path, 'w') as f:
+            f.write(text)
+        return path
+
+    def test_config_line_names_the_matrix_config(self):
+        p = self.write('# d\nconfig: net_ns_off\nfile: a.c\nfind: if (x)\nreplace: if (0)\n')
+        self.assertEqual(self.m.parse(p)['config'], 'net_ns_off')
+
+    def test_without_config_line_there_is_none(self):
+        p = self.write('# d\nfile: a.c\nfind: if (x)\nreplace: if (0)\n')
+        self.assertNotIn('config', self.m.parse(p))
+
+    def test_config_that_is_not_a_file_name_is_refused(self):
+        for bad in ('config:\n', 'config: ../lean\n', 'config: a b\n'):
+            p = self.write('# d\n' + bad + 'file: a.c\nfind: if (x)\nreplace: if (0)\n')
+            with self.assertRaises(self.m.MutantError):
+                self.m.parse(p)
+
+    def test_every_named_config_is_in_the_matrix(self):
+        d = os.path.join(CI, 'mutants')
+        for f in sorted(os.listdir(d)):
+            if f.endswith('.mutant'):
+                c = self.m.parse(os.path.join(d, f)).get('config')
+                if c:
+                    self.assertTrue(os.path.isfile(os.path.join(
+                        CI, '..', 'kunit-configs', 'matrix', c + '.kunitconfig')), f)
