@@ -23,12 +23,16 @@ declare -A secs objs
 for which in kunit-default nsfd; do
 	cfg=$src/tools/testing/kunit/configs/default.config
 	[ $which = nsfd ] && cfg=$work/nsfd.kunitconfig
-	t0=$(date +%s.%N)
-	python3 "$src/tools/testing/kunit/kunit.py" build --arch="$LINUX_ARCH" "${cross[@]}" \
-		--build_dir="$work/$which" --kunitconfig="$cfg" --jobs="$(nproc)" >"$work/$which.log" 2>&1
-	secs[$which]=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }')
+	# bash's time: wall, user and system seconds, for the cores kept busy.
+	TIMEFORMAT='%R %U %S'
+	{ time python3 "$src/tools/testing/kunit/kunit.py" build --arch="$LINUX_ARCH" "${cross[@]}" \
+		--build_dir="$work/$which" --kunitconfig="$cfg" --jobs="${NSFD_JOBS:-$(nproc)}" \
+		>"$work/$which.log" 2>&1; } 2>"$work/$which.time"
+	read -r wall user sys <"$work/$which.time"
+	secs[$which]=$(printf '%.0f' "$wall")
 	objs[$which]=$(find "$work/$which" -name '*.o' | wc -l)
-	echo "measure: $which: ${secs[$which]} s, ${objs[$which]} objects"
+	echo "measure: $which: ${secs[$which]} s, ${objs[$which]} objects," \
+		"$(awk -v w="$wall" -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", (u + s) / w }') cores busy on average"
 done
 awk -v a="${secs[nsfd]}" -v b="${secs[kunit-default]}" -v c="${objs[nsfd]}" -v d="${objs[kunit-default]}" \
 	'BEGIN { printf "measure: nsfd / kunit default: %.2fx the time, %.2fx the objects\n", a / b, c / d }'
