@@ -2,7 +2,9 @@
 # Cold build of nsfd's x86_64 kernel beside kunit.py's own minimal config
 # (tools/testing/kunit/configs/default.config, nothing of nsfd's), one
 # after the other in one run, ccache off: the wall times, the objects each
-# compiles and their ratio (README: lean kernels).
+# compiles and their ratio (README: lean kernels). A third build,
+# nsfd-ccache, is nsfd's config again through an empty ccache in depend
+# mode, as a cold make test builds it: what filling the cache costs.
 #
 # usage: ci/measure-cold-build.sh [ARCH]   (after make run has prepared the tree)
 set -euo pipefail
@@ -13,20 +15,26 @@ src=$top/build/patched/src
 [ -d "$src" ] || { echo "no tree in $src: run make run first" >&2; exit 2; }
 work=$top/build/measure
 rm -rf "$work"; mkdir -p "$work"
-export CCACHE_DISABLE=1 PYTHONDONTWRITEBYTECODE=1
+export PYTHONDONTWRITEBYTECODE=1
 cross=(); [ -n "$CROSS_COMPILE" ] && cross=(--cross_compile="$CROSS_COMPILE")
 frags=(nsfd guest lean)
 [ -f "$top/kunit-configs/$arch.kunitconfig" ] && frags+=("$arch")
 python3 "$top/ci/merge-kunitconfig.py" "$work/nsfd.kunitconfig" \
 	$(printf "$top/kunit-configs/%s.kunitconfig " "${frags[@]}")
 declare -A secs objs
-for which in kunit-default nsfd; do
+for which in kunit-default nsfd nsfd-ccache; do
 	cfg=$src/tools/testing/kunit/configs/default.config
-	[ $which = nsfd ] && cfg=$work/nsfd.kunitconfig
+	[ $which != kunit-default ] && cfg=$work/nsfd.kunitconfig
+	cc=(); export CCACHE_DISABLE=1
+	if [ $which = nsfd-ccache ]; then
+		unset CCACHE_DISABLE
+		export CCACHE_DIR=$work/ccache CCACHE_DEPEND=1 CCACHE_BASEDIR=$work
+		cc=(--make_options "CC=ccache ${CROSS_COMPILE}gcc")
+	fi
 	# bash's time: wall, user and system seconds, for the cores kept busy.
 	TIMEFORMAT='%R %U %S'
 	{ time python3 "$src/tools/testing/kunit/kunit.py" build --arch="$LINUX_ARCH" "${cross[@]}" \
-		--build_dir="$work/$which" --kunitconfig="$cfg" --jobs="${NSFD_JOBS:-$(nproc)}" \
+		--build_dir="$work/$which" --kunitconfig="$cfg" "${cc[@]}" --jobs="${NSFD_JOBS:-$(nproc)}" \
 		>"$work/$which.log" 2>&1; } 2>"$work/$which.time"
 	read -r wall user sys <"$work/$which.time"
 	secs[$which]=$(printf '%.0f' "$wall")
@@ -36,3 +44,5 @@ for which in kunit-default nsfd; do
 done
 awk -v a="${secs[nsfd]}" -v b="${secs[kunit-default]}" -v c="${objs[nsfd]}" -v d="${objs[kunit-default]}" \
 	'BEGIN { printf "measure: nsfd / kunit default: %.2fx the time, %.2fx the objects\n", a / b, c / d }'
+awk -v a="${secs[nsfd-ccache]}" -v b="${secs[nsfd]}" \
+	'BEGIN { printf "measure: filling an empty ccache: %.2fx the time of the build without it\n", a / b }'

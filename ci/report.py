@@ -114,16 +114,20 @@ def collect_kunit(outdir, stage):
     return res
 
 
-def guest_ktap(outdir):
-    """The guest's KTAP text and where it came from.
+def guest_ktap(outdir, suffix=''):
+    """One guest's KTAP text and where it came from.
 
-    Returns (text or None, channel, note): channel is the file it was read
-    from; note says why it is not the KTAP channel, when it is not.
+    suffix is '' for the first guest, '-N' for guest N (ci/nsfd deals the
+    binaries out to several guests). Returns (text or None, channel,
+    note): channel is the file it was read from; note says why it is not
+    the KTAP channel, when it is not.
     """
-    chan = read(os.path.join(outdir, 'kselftest-channel.log'))
-    cons = read(os.path.join(outdir, 'console-kselftest.log'))
+    chan_name = 'kselftest-channel%s.log' % suffix
+    cons_name = 'console-kselftest%s.log' % suffix
+    chan = read(os.path.join(outdir, chan_name))
+    cons = read(os.path.join(outdir, cons_name))
     if chan is not None and 'nsfd-kselftest: begin' in chan:
-        return chan, 'kselftest-channel.log', ''
+        return chan, chan_name, ''
     if cons is not None and 'nsfd-kselftest: begin' in cons:
         why = [ln.strip() for ln in cons.splitlines()
                if ln.startswith('nsfd-init: cannot open the KTAP channel')]
@@ -133,28 +137,72 @@ def guest_ktap(outdir):
             note = 'the KTAP came on the console, not on its channel'
         else:
             note = ''      # no channel was asked for (an old init, a bench)
-        return cons, 'console-kselftest.log', note
+        return cons, cons_name, note
     return (chan if chan is not None else cons), None, ''
 
 
+GUEST_LOG = re.compile(r'^(?:console-kselftest|kselftest-channel)(-\d+)?\.log$')
+
+
+def guest_suffixes(outdir):
+    """The guests that left a console or channel log: '' and '-N', in order."""
+    found = {m.group(1) or '' for m in map(GUEST_LOG.match, os.listdir(outdir)) if m}
+    return sorted(found, key=lambda x: int(x[1:] or 1)) or ['']
+
+
+def merged_ktap(streams):
+    """One KTAP stream of several guests' streams: one version line and
+    plan, every guest's binaries renumbered in turn."""
+    body, n = [], 0
+    for lines in streams:
+        top = 0
+        for t, text in lines:
+            if VERSION_OR_PLAN.match(text):
+                continue
+            m = ktap.RESULT.match(text)
+            if m:
+                top += 1
+                text = '%s %d%s' % (m.group(1), n + int(m.group(2)), text[m.end(2):])
+            body.append((t, text))
+        n += top
+    return [(None, 'KTAP version 1'), (None, '1..%d' % n)] + body
+
+
+VERSION_OR_PLAN = re.compile(r'^(?:(?:KTAP|TAP) version \d+|1\.\.\d+)\s*$')
+
+
 def collect_kselftest(outdir, stage):
-    text, channel, note = guest_ktap(outdir)
-    if text is None:
-        return [fail('kselftest', 'kselftest', 'console', 'no console log of the guest')], {}
-    lines, ended = ktap.extract(text, 'guest')
-    write_ktap(os.path.join(outdir, 'kselftest.ktap'), lines)
-    res = [kselftest_name(r) for r in ktap.results(lines, 'kselftest')]
+    res, streams, files, notes = [], [], [], []
+    suffixes = guest_suffixes(outdir)
+    for suffix in suffixes:
+        who = 'guest' if len(suffixes) == 1 else 'guest%s' % (suffix or '-1')
+        text, channel, note = guest_ktap(outdir, suffix)
+        if text is None:
+            res.append(fail('kselftest', who, 'console', 'no console log of the guest'))
+            continue
+        lines, ended = ktap.extract(text, 'guest')
+        streams.append(lines)
+        got = [kselftest_name(r) for r in ktap.results(lines, 'kselftest')]
+        res += got
+        files.append(channel or 'console-kselftest%s.log' % suffix)
+        if note:
+            notes.append(note)
+        if stage['status'] == 'timeout':
+            continue
+        if not lines:
+            res.append(fail('kselftest', who, 'ktap', 'the guest printed no KTAP'))
+        elif not ended:
+            res.append(fail('kselftest', who, 'end-marker',
+                            'the guest stopped before the end of its KTAP'))
+        elif not got:
+            res.append(fail('kselftest', who, 'ktap', 'the guest ran no tests'))
     if stage['status'] == 'timeout':
         res.append(fail('kselftest', 'guest', 'timeout',
                         'the guest did not end in time (%s)' % stage['detail']))
-    elif not lines:
-        res.append(fail('kselftest', 'guest', 'ktap', 'the guest printed no KTAP'))
-    elif not ended:
-        res.append(fail('kselftest', 'guest', 'end-marker',
-                        'the guest stopped before the end of its KTAP'))
-    elif not res:
-        res.append(fail('kselftest', 'guest', 'ktap', 'the guest ran no tests'))
-    return res, {'file': channel, 'fallback': note}
+    if streams:
+        write_ktap(os.path.join(outdir, 'kselftest.ktap'),
+                   streams[0] if len(streams) == 1 else merged_ktap(streams))
+    return res, {'file': ', '.join(files), 'fallback': '; '.join(notes)}
 
 
 def kunit_skipped(outdir, patched):

@@ -7,6 +7,7 @@ precedence, and what patched mode expects to run.
 """
 
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -411,6 +412,42 @@ class VariantReport(unittest.TestCase):
         self.assertEqual(skip['status'], 'skip')
         self.assertEqual(skip['reason'], 'does not compile on this tree: '
                          'kernel/ns_ops_kunit.c:440:9: error: implicit declaration of sys_socketat')
+
+
+class SeveralGuests(unittest.TestCase):
+    """ci/nsfd deals the kselftests out to guests side by side; the report
+    joins them: console-kselftest.log, console-kselftest-2.log, ..."""
+
+    run_report = VariantReport.run_report
+    results = VariantReport.results
+
+    def test_every_guests_results_are_counted_and_its_ktap_renumbered(self):
+        tmp, out = self.run_report([('guest', 'ok')],
+                                   {'console-kselftest.log': 'guest-pass.log',
+                                    'console-kselftest-2.log': 'guest-pass.log'})
+        doc = self.results(tmp)
+        self.assertEqual(doc['summary'], {'passed': 2, 'failed': 2, 'skipped': 4})
+        self.assertEqual(doc['kselftest_ktap']['file'],
+                         'console-kselftest.log, console-kselftest-2.log')
+        with open(os.path.join(tmp, 'kselftest.ktap')) as f:
+            text = f.read().splitlines()
+        self.assertEqual(text[:2], ['KTAP version 1', '1..4'])
+        tops = [ln.split(' #')[0] for ln in text if re.match(r'(not )?ok \d', ln)]
+        self.assertEqual(tops, ['ok 1 selftests: nsfd: proc_ns_test',
+                                'not ok 2 selftests: nsfd: socketat_test',
+                                'ok 3 selftests: nsfd: proc_ns_test',
+                                'not ok 4 selftests: nsfd: socketat_test'])
+
+    def test_one_guest_cut_short_fails_the_run_and_is_named(self):
+        tmp, out = self.run_report([('guest', 'ok')],
+                                   {'kselftest-channel.log': 'channel-ktap.log',
+                                    'console-kselftest.log': 'channel-console.log',
+                                    'console-kselftest-2.log': 'guest-cut.log'})
+        self.assertEqual(out.returncode, 1, out.stdout)
+        names = {(t['suite'], t['name']) for t in self.results(tmp)['tests']
+                 if t['status'] == 'fail'}
+        self.assertIn(('guest-2', 'end-marker'), names)
+        self.assertNotIn(('guest-1', 'end-marker'), names)
 
 
 class KtapChannel(unittest.TestCase):
