@@ -40,7 +40,8 @@ for which in kunit-default nsfd nsfd-ccache; do
 	secs[$which]=$(printf '%.0f' "$wall")
 	objs[$which]=$(find "$work/$which" -name '*.o' | wc -l)
 	echo "measure: $which: ${secs[$which]} s, ${objs[$which]} objects," \
-		"$(awk -v w="$wall" -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", (u + s) / w }') cores busy on average"
+		"$(awk -v w="$wall" -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", (u + s) / w }') cores busy on average" \
+		"(user ${user%.*} s, system ${sys%.*} s)"
 done
 awk -v a="${secs[nsfd]}" -v b="${secs[kunit-default]}" -v c="${objs[nsfd]}" -v d="${objs[kunit-default]}" \
 	'BEGIN { printf "measure: nsfd / kunit default: %.2fx the time, %.2fx the objects\n", a / b, c / d }'
