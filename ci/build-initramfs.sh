@@ -43,6 +43,13 @@ spec=$gdir/initramfs.list
 	done
 	[ $n -gt 0 ] || { echo "initramfs: no test programs (${progs[*]})" >&2; exit 1; }
 } >"$spec.new"
+# The initramfs's id: a digest of its list and of every file it packs.
+# It goes in as /nsfd-initramfs.id; the guest init prints it, and the host
+# matches it against $gdir/initramfs.id (ci/identity.py): a boot proves
+# which tests it ran.
+awk '$1 == "file" { print $3 }' "$spec.new" | xargs sha256sum | cat "$spec.new" - |
+	sha256sum | cut -d' ' -f1 >"$gdir/initramfs.id"
+echo "file /nsfd-initramfs.id $gdir/initramfs.id 0644 0 0" >>"$spec.new"
 mv "$spec.new" "$spec"
 "$cpio" "$spec" >"$gdir/initramfs.cpio.new"
 mv "$gdir/initramfs.cpio.new" "$gdir/initramfs.cpio"

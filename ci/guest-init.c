@@ -438,6 +438,57 @@ static void kmemleak_scan(void)
 	close(fd);
 }
 
+/*
+ * What this boot runs, for the host to match against what it built: the
+ * GNU build-id note of the running kernel (/sys/kernel/notes) and the id
+ * build-initramfs.sh packed into this initramfs. A boot that cannot say
+ * prints "none": the host then refuses to take its results as a verdict.
+ */
+static void say_identity(void)
+{
+	unsigned char notes[4096];
+	char hex[2 * 64 + 1] = "none", id[129] = "none";
+	ssize_t len = 0;
+	size_t pos = 0;
+	int fd;
+
+	fd = open("/sys/kernel/notes", O_RDONLY);
+	if (fd >= 0) {
+		len = read(fd, notes, sizeof(notes));
+		close(fd);
+	}
+	while (len > 0 && pos + 12 <= (size_t)len) {
+		unsigned int namesz, descsz, type, i;
+		size_t name_at = pos + 12, desc_at;
+
+		memcpy(&namesz, notes + pos, 4);
+		memcpy(&descsz, notes + pos + 4, 4);
+		memcpy(&type, notes + pos + 8, 4);
+		desc_at = name_at + (namesz + 3) / 4 * 4;
+		if (desc_at + descsz > (size_t)len)
+			break;
+		if (type == 3 && namesz == 4 && !memcmp(notes + name_at, "GNU", 4) &&
+		    descsz <= 64) {
+			for (i = 0; i < descsz; i++)
+				sprintf(hex + 2 * i, "%02x", notes[desc_at + i]);
+			break;
+		}
+		pos = desc_at + (descsz + 3) / 4 * 4;
+	}
+	say("nsfd-init: kernel build-id %s", hex);
+
+	fd = open("/nsfd-initramfs.id", O_RDONLY);
+	if (fd >= 0) {
+		len = read(fd, id, sizeof(id) - 1);
+		close(fd);
+		id[len > 0 ? len : 0] = 0;
+		id[strcspn(id, "\n")] = 0;
+		if (!id[0])
+			strcpy(id, "none");
+	}
+	say("nsfd-init: initramfs %s", id);
+}
+
 int main(void)
 {
 	struct sigaction sa = { .sa_handler = on_sigchld };	/* no SA_RESTART */
@@ -453,6 +504,7 @@ int main(void)
 	mount_one("tmpfs", "/tmp", "tmpfs", 0, "mode=1777");
 	mount_one("tmpfs", "/run", "tmpfs", 0, "mode=0755");
 	mount_one("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	say_identity();
 	open_channel();
 	fail_fast = cmdline_value("nsfd.failfast") != NULL;
 	if (cmdline_value("nsfd.uid")) {

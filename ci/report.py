@@ -36,6 +36,7 @@ import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import console  # noqa: E402
+import identity  # noqa: E402
 import ktap  # noqa: E402
 
 EXIT_PASS, EXIT_FAIL, EXIT_ENV, EXIT_BUILD = 0, 1, 2, 125
@@ -296,6 +297,79 @@ def console_findings(outdir):
     return res
 
 
+def boot_identity(outdir, stages):
+    """[(console, why)] for each boot that did not prove it ran the kernel
+    (and initramfs) this variant built: identity-kernel.json against each
+    console's banner, and a guest's build-id and initramfs id against
+    identity-kernel.json and initramfs[-N].id (ci/identity.py)."""
+    by = {s['stage']: s for s in stages}
+    boots = []
+    if 'kunit' in by and by['kunit']['status'] != 'skipped':
+        boots.append(('console-kunit.log', False, None))
+    if 'guest' in by and by['guest']['status'] != 'skipped':
+        for suffix in guest_suffixes(outdir):
+            boots.append(('console-kselftest%s.log' % suffix, True,
+                          'initramfs%s.id' % suffix))
+    if not boots:
+        return []
+    text = read(os.path.join(outdir, 'identity-kernel.json'))
+    if text is None:
+        return [(boots[0][0], 'no record of the kernel built (identity-kernel.json): '
+                 'cannot prove what the boots ran')]
+    ident = json.loads(text)
+    bad = []
+    for name, guest, idfile in boots:
+        log = read(os.path.join(outdir, name))
+        if log is None:
+            continue        # a boot that left no console fails as such
+        want = None
+        if guest:
+            want = (read(os.path.join(outdir, idfile)) or '').strip() or 'missing'
+        why = identity.check(log, ident, want, guest=guest)
+        if why:
+            bad.append((name, why))
+    return bad
+
+
+def judged(outdir, build):
+    """What the results judged: the kernel and initramfs the boots proved."""
+    ident = json.loads(read(os.path.join(outdir, 'identity-kernel.json')) or '{}')
+    ids = {}
+    for suffix in guest_suffixes(outdir):
+        v = (read(os.path.join(outdir, 'initramfs%s.id' % suffix)) or '').strip()
+        if v:
+            ids['guest' + (suffix or '-1')] = v
+    return {'uts_version': ident.get('uts_version'), 'banner': ident.get('banner'),
+            'build_id': ident.get('build_id'), 'image_sha256': ident.get('image_sha256'),
+            'tree_commit': build.get('tree_commit'), 'series_digest': build.get('series_digest'),
+            'initramfs': ids}
+
+
+def judged_lines(j):
+    """The KTAP header comments that name what was judged."""
+    out = ['# nsfd: kernel %s' % (j.get('banner') or 'unknown'),
+           '# nsfd: build-id %s' % (j.get('build_id') or 'unknown'),
+           '# nsfd: tree %s series %s' % (j.get('tree_commit') or 'unknown',
+                                          j.get('series_digest') or 'none')]
+    for guest, v in sorted(j.get('initramfs', {}).items()):
+        out.append('# nsfd: initramfs %s %s' % (guest, v))
+    return out
+
+
+def stamp_ktap(path, j):
+    """Put the judged lines after a KTAP file's version line."""
+    text = read(path)
+    if text is None:
+        return
+    lines = text.splitlines()
+    at = 0
+    while at < len(lines) and at < 2 and VERSION_OR_PLAN.match(lines[at]):
+        at += 1
+    lines[at:at] = judged_lines(j)
+    with open(path, 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+
+
 def exit_code(stages, tests):
     """1 > 2 > 125 > 0: a failed test or a kernel report is a verdict that
     no later build failure or environment error takes back."""
@@ -339,13 +413,17 @@ def counts(tests):
     return c
 
 
-def junit(tests, path, name):
+def junit(tests, path, name, props=None):
     root = ET.Element('testsuites', name=name)
     suites = {}
     for t in tests:
         key = (t['source'], t['suite'])
         if key not in suites:
             suites[key] = ET.SubElement(root, 'testsuite', name='%s.%s' % key)
+            if props:
+                pe = ET.SubElement(suites[key], 'properties')
+                for k, v in props:
+                    ET.SubElement(pe, 'property', name=k, value=v)
         case = ET.SubElement(suites[key], 'testcase', classname='%s.%s' % key,
                              name=t['name'], time='%.6f' % (t['duration'] or 0))
         if t['status'] == 'fail':
@@ -383,15 +461,24 @@ def cmd_variant(a):
     if a.patched:
         tests += patched_checks(tests, by, a.sources, a.outdir)
     code = exit_code(stages, tests)
-    c = counts(tests)
     unbuilt = not_built(stages, a.outdir, a.variant)
+    # A boot that ran another kernel (or initramfs) than the one built
+    # judged nothing: its results are dropped and the run is exit 2.
+    wrong = boot_identity(a.outdir, stages)
+    if wrong:
+        tests, code = [], EXIT_ENV
+        unbuilt += ['nsfd: %s: identity: %s: %s' % (a.variant, n, why) for n, why in wrong]
+    c = counts(tests)
+    build = json.loads(read(os.path.join(a.outdir, 'build-info.json')) or '{}')
+    j = judged(a.outdir, build)
     patches = [dict(zip(('patch', 'patch_id'), p.split('=', 1))) for p in a.patch]
     doc = {
         'arch': a.arch, 'variant': a.variant,
         'kernel': {'version': a.kernel_version, 'source': a.kernel_source,
                    'series': patches},
         'patched': a.patched,
-        'build': json.loads(read(os.path.join(a.outdir, 'build-info.json')) or '{}'),
+        'build': build, 'judged': j, 'identity_errors': [
+            {'console': n, 'error': why} for n, why in wrong],
         'exit_code': code, 'summary': c, 'not_built': unbuilt,
         'kselftest_ktap': channel, 'stages': stages, 'tests': tests,
     }
@@ -401,7 +488,11 @@ def cmd_variant(a):
     with open(os.path.join(a.outdir, 'timings.json'), 'w') as f:
         json.dump({s['stage']: s['seconds'] for s in stages}, f, indent=1)
         f.write('\n')
-    junit(tests, os.path.join(a.outdir, 'junit.xml'), 'nsfd ' + a.variant)
+    junit(tests, os.path.join(a.outdir, 'junit.xml'), 'nsfd ' + a.variant,
+          [('nsfd.' + k, str(v)) for k, v in sorted(j.items()) if k != 'initramfs'] +
+          [('nsfd.initramfs.' + k, v) for k, v in sorted(j['initramfs'].items())])
+    for name in ('kunit.ktap', 'kselftest.ktap'):
+        stamp_ktap(os.path.join(a.outdir, name), j)
     for t in tests:
         if t['status'] == 'fail':
             print('nsfd: %s: FAIL %s: %s %s' % (a.variant, t['suite'], t['name'], t['reason']))
@@ -443,6 +534,12 @@ def cmd_summary(a):
 def cmd_bench(a):
     """bench.json from the benchmark's "# bench-json: {...}" line."""
     log = read(os.path.join(a.outdir, 'console-bench.log')) or ''
+    ident = json.loads(read(os.path.join(a.outdir, 'identity-kernel.json')) or '{}')
+    why = identity.check(log, ident, (read(os.path.join(a.outdir, 'initramfs-bench.id')) or
+                                      'missing').strip(), guest=True)
+    if why:
+        print('nsfd: bench: identity: console-bench.log: %s' % why)
+        return EXIT_ENV
     lines, ended = ktap.extract(log, 'guest')
     doc = None
     for _, text in lines:

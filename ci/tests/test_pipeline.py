@@ -21,6 +21,7 @@ CI = os.path.dirname(HERE)
 sys.path.insert(0, CI)
 
 import console  # noqa: E402
+import identity  # noqa: E402
 import ktap  # noqa: E402
 import report  # noqa: E402
 
@@ -32,6 +33,37 @@ def fixture(name):
 
 def by_name(results):
     return {(r['suite'], r['name']): r for r in results}
+
+
+BANNER = 'Linux version 6.12.118 (nsfd@test) (gcc 12.2.0) #7 PREEMPT_DYNAMIC Sun Dec  6 02:00:00 UTC 2026'
+BUILD_ID = '0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c'
+UTS = '#7 PREEMPT_DYNAMIC Sun Dec  6 02:00:00 UTC 2026'
+
+
+def prove_boots(tmp, banner=BANNER, build_id=BUILD_ID):
+    """Make each console in TMP a proven boot of one kernel (see run_report)."""
+    ident = {'banner': banner, 'uts_version': banner.split(') ', 2)[-1],
+             'build_id': build_id, 'image': 'arch/x86/boot/bzImage', 'image_sha256': 'ab' * 32}
+    with open(os.path.join(tmp, 'identity-kernel.json'), 'w') as f:
+        json.dump(ident, f)
+    for name in os.listdir(tmp):
+        m = re.match(r'^console-(kunit|kselftest(-\d+)?)\.log$', name)
+        if not m:
+            continue
+        with open(os.path.join(tmp, name)) as f:
+            lines = f.read().splitlines()
+        have = [i for i, ln in enumerate(lines) if 'Linux version ' in ln]
+        for i in have:
+            lines[i] = lines[i][:lines[i].index('Linux version ')] + banner
+        if not have:
+            lines.insert(0, '[    0.000000] ' + banner)
+        if m.group(1).startswith('kselftest'):
+            iid = 'feed%s' % (m.group(2) or '-1')[1:]
+            lines[1:1] = ['nsfd-init: kernel build-id ' + build_id, 'nsfd-init: initramfs ' + iid]
+            with open(os.path.join(tmp, 'initramfs%s.id' % (m.group(2) or '')), 'w') as f:
+                f.write(iid + '\n')
+        with open(os.path.join(tmp, name), 'w') as f:
+            f.write('\n'.join(lines) + '\n')
 
 
 class KunitKtap(unittest.TestCase):
@@ -316,7 +348,13 @@ class ExitCodes(unittest.TestCase):
 class VariantReport(unittest.TestCase):
     """report.py variant on a recorded run: the contract's files and exit code."""
 
-    def run_report(self, stages, logs, args=(), files=None):
+    def run_report(self, stages, logs, args=(), files=None, proven=True):
+        """report.py variant on TMP holding LOGS (fixtures) and FILES.
+
+        proven: each console is made to prove the boot it records ran the
+        kernel and initramfs built (as ci/nsfd's boots do: the banner, the
+        guest init's build-id and initramfs lines, and the records they are
+        matched against); False leaves the logs and records as given."""
         tmp = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, tmp)
         with open(os.path.join(tmp, 'stages.tsv'), 'w') as f:
@@ -324,6 +362,8 @@ class VariantReport(unittest.TestCase):
                 f.write('%s\t%s\t1.5\t\n' % (name, status))
         for dest, src in logs.items():
             shutil.copy(os.path.join(HERE, 'fixtures', src), os.path.join(tmp, dest))
+        if proven:
+            prove_boots(tmp)
         for dest, text in (files or {}).items():
             with open(os.path.join(tmp, dest), 'w') as f:
                 f.write(text)
@@ -679,3 +719,210 @@ class MutantConfig(unittest.TestCase):
                 if c:
                     self.assertTrue(os.path.isfile(os.path.join(
                         CI, '..', 'kunit-configs', 'matrix', c + '.kunitconfig')), f)
+
+
+def nsfd_cc(arch='x86_64'):
+    """The compiler line and ccache settings ci/nsfd gives a kernel build."""
+    out = subprocess.run([os.path.join(CI, 'nsfd'), 'cc', arch], capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    cc = out[0][len('CC='):].split()
+    env = dict(line.split('=', 1) for line in out[1:])
+    return cc, env
+
+
+@unittest.skipUnless(shutil.which('ccache'), 'ccache is not installed (ci/deps.sh installs it)')
+class CompilerCache(unittest.TestCase):
+    """An object whose source pulls a file in through the assembler never
+    comes from ccache: in depend mode such a hit linked an earlier payload
+    (piggy.S: the bzImage carried the previous kernel). Compiled as a
+    kernel build compiles (ci/nsfd cc), into an empty cache of its own;
+    NSFD_TEST_CC replaces the compiler wrapper (e.g. NSFD_TEST_CC=ccache
+    shows the hazard these tests guard against)."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp)
+        cc, env = nsfd_cc()
+        if os.environ.get('NSFD_TEST_CC'):
+            cc = os.environ['NSFD_TEST_CC'].split() + cc[1:]
+        self.cc = cc
+        self.env = dict(os.environ, **env)
+        self.env.update(CCACHE_DIR=os.path.join(self.tmp, 'cache'), CCACHE_BASEDIR=self.tmp,
+                        CCACHE_NOHASHDIR='1')
+        self.env.pop('NSFD_CC_NOCACHE', None)
+        self.assertEqual(env.get('CCACHE_DEPEND'), '1', 'ci/nsfd builds in depend mode')
+
+    def write(self, name, data):
+        with open(os.path.join(self.tmp, name), 'wb' if isinstance(data, bytes) else 'w') as f:
+            f.write(data)
+
+    def compile(self, source, obj='x.o'):
+        subprocess.run(self.cc + ['-Wp,-MMD,%s.d' % obj, '-c', '-o', obj, source],
+                       cwd=self.tmp, env=self.env, check=True)
+        with open(os.path.join(self.tmp, obj), 'rb') as f:
+            return f.read()
+
+    def stats(self):
+        out = subprocess.run(['ccache', '--print-stats'], env=self.env, capture_output=True,
+                             text=True).stdout
+        st = dict(line.split('\t', 1) for line in out.splitlines() if '\t' in line)
+        return int(st.get('direct_cache_hit', 0)) + int(st.get('preprocessed_cache_hit', 0))
+
+    def twice(self, source):
+        """Compile SOURCE with two payloads of one size: the object each time."""
+        self.write('payload.bin', b'\xa5' * 4093 + b'one')
+        first = self.compile(source)
+        os.unlink(os.path.join(self.tmp, 'x.o'))
+        self.write('payload.bin', b'\xa5' * 4093 + b'two')
+        return first, self.compile(source)
+
+    def assert_second_payload(self, source):
+        first, second = self.twice(source)
+        one, two = b'\xa5' * 64 + b'one', b'\xa5' * 64 + b'two'
+        self.assertTrue(one in first, 'the first object lacks the first payload')
+        self.assertTrue(two in second and one not in second,
+                        'the second object carries the earlier payload (a stale cache hit)')
+
+    def test_assembler_incbin_of_same_size_payload_is_recompiled(self):
+        self.write('x.S', '\t.section .rodata\n\t.globl blob\nblob:\n\t.incbin "payload.bin"\n')
+        self.assert_second_payload('x.S')
+
+    def test_inline_asm_incbin_in_c_is_recompiled(self):
+        self.write('x.c', 'asm(".section .rodata\\n.incbin \\"payload.bin\\"\\n.previous");\n')
+        self.assert_second_payload('x.c')
+
+    def test_assembler_include_is_recompiled(self):
+        self.write('x.S', '\t.section .rodata\n\t.include "inc.s"\n')
+        self.write('inc.s', '\t.ascii "first include"\n')
+        self.compile('x.S')
+        self.write('inc.s', '\t.ascii "other include"\n')
+        self.assertTrue(b'other include' in self.compile('x.S'),
+                        'the object carries the earlier include (a stale cache hit)')
+
+    def test_plain_c_source_still_comes_from_the_cache(self):
+        self.write('x.c', '#include "x.h"\nint f(void) { return X; }\n')
+        self.write('x.h', '#define X 42\n')
+        self.compile('x.c')
+        before = self.stats()
+        self.compile('x.c', 'y.o')
+        self.assertEqual(self.stats(), before + 1, 'a plain C object must be a cache hit')
+
+    def test_tree_hazard_switch_turns_the_cache_off(self):
+        self.write('x.c', 'int g(void) { return 1; }\n')
+        self.env['NSFD_CC_NOCACHE'] = '1'
+        self.compile('x.c')
+        self.compile('x.c', 'y.o')
+        self.assertEqual(self.stats(), 0)
+
+
+class Identity(unittest.TestCase):
+    """A boot proves which kernel and initramfs it ran (ci/identity.py)."""
+
+    IDENT = {'banner': BANNER, 'build_id': BUILD_ID}
+
+    def console(self, banner=BANNER, build_id=BUILD_ID, initramfs='feed'):
+        lines = ['OpenSBI v1.2', '[    0.000000] ' + banner if banner else '[    0.0] x',
+                 '[    0.612000] Run /init as init process']
+        if build_id:
+            lines.append('nsfd-init: kernel build-id ' + build_id)
+        if initramfs:
+            lines.append('nsfd-init: initramfs ' + initramfs)
+        return '\n'.join(lines) + '\n'
+
+    def test_the_boot_of_the_kernel_built_is_proven(self):
+        self.assertIsNone(identity.check(self.console(), self.IDENT, 'feed', guest=True))
+        self.assertIsNone(identity.check(self.console(build_id=None), self.IDENT))
+
+    def test_caller_id_prefix_is_not_part_of_the_banner(self):
+        text = '[    0.000000][    T0] ' + BANNER + '\n'
+        self.assertIsNone(identity.check(text, self.IDENT))
+
+    def test_another_builds_banner_names_both(self):
+        other = BANNER.replace('#7', '#6')
+        why = identity.check(self.console(banner=other), self.IDENT)
+        self.assertIn(other, why)
+        self.assertIn(BANNER, why)
+
+    def test_console_without_banner_proves_nothing(self):
+        self.assertIn('no "Linux version" line', identity.check(self.console(banner=None),
+                                                                self.IDENT))
+
+    def test_two_boots_in_one_log_are_an_earlier_runs_leftover(self):
+        self.assertIn('2 boots', identity.check(self.console() * 2, self.IDENT))
+
+    def test_guest_with_another_build_id_or_none(self):
+        self.assertIn('booted build-id 00ff', identity.check(
+            self.console(build_id='00ff'), self.IDENT, 'feed', guest=True))
+        self.assertIn('no kernel build-id', identity.check(
+            self.console(build_id=None), self.IDENT, 'feed', guest=True))
+
+    def test_guest_with_another_initramfs(self):
+        why = identity.check(self.console(initramfs='beef'), self.IDENT, 'feed', guest=True)
+        self.assertEqual(why, 'booted initramfs beef, but the one built is feed')
+
+    def test_banner_and_build_id_read_from_a_real_elf(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        with open(os.path.join(tmp, 'v.c'), 'w') as f:
+            # vmlinux has two banners: init/version.o's with an empty
+            # UTS_VERSION, and the one printed.
+            f.write('const char stub[] = "%s\\n";\n' % BANNER.replace(UTS, '') +
+                    'const char linux_banner[] = "%s\\n";\nint main(void) '
+                    '{ return linux_banner[0] + stub[0]; }\n' % BANNER)
+        exe = os.path.join(tmp, 'v')
+        subprocess.run(['gcc', '-Wl,--build-id=sha1', '-o', exe, os.path.join(tmp, 'v.c')],
+                       check=True)
+        notes = subprocess.run(['readelf', '-n', exe], capture_output=True, text=True).stdout
+        want = re.search(r'Build ID: ([0-9a-f]+)', notes).group(1)
+        with open(exe, 'rb') as f:
+            data = f.read()
+        self.assertEqual(identity.build_id(data), want)
+        self.assertEqual(identity.vmlinux_banner(data, UTS), BANNER)
+
+    def run_report(self, stages, logs, **kw):
+        return VariantReport.run_report(self, stages, logs, **kw)
+
+    def test_report_of_a_boot_of_another_build_is_exit_2_not_a_verdict(self):
+        # The boot shows build #8 (with failures); the kernel built is #7.
+        tmp, out = self.run_report([('kernel', 'ok'), ('kunit', 'fail')],
+                                   {'console-kunit.log': 'kunit-nested.log'})
+        prove_boots(tmp, banner=BANNER.replace('#7', '#8'))
+        with open(os.path.join(tmp, 'identity-kernel.json'), 'w') as f:
+            json.dump(self.IDENT, f)
+        out = subprocess.run([sys.executable, os.path.join(CI, 'report.py'), 'variant', tmp,
+                              '--arch', 'x86_64', '--variant', 'x86_64'],
+                             capture_output=True, text=True)
+        self.assertEqual(out.returncode, 2, out.stdout)
+        self.assertEqual(out.stdout.splitlines()[-1], 'nsfd: 0 passed, 0 failed, 0 skipped')
+        self.assertIn(BANNER.replace('#7', '#8'), out.stdout)
+        self.assertIn(BANNER, out.stdout)
+        with open(os.path.join(tmp, 'results.json')) as f:
+            doc = json.load(f)
+        self.assertEqual(doc['exit_code'], 2)
+        self.assertEqual(doc['identity_errors'][0]['console'], 'console-kunit.log')
+
+    def test_report_without_a_record_of_the_kernel_is_exit_2(self):
+        tmp, out = self.run_report([('kernel', 'ok'), ('guest', 'ok')],
+                                   {'console-kselftest.log': 'guest-pass.log'}, proven=False)
+        self.assertEqual(out.returncode, 2, out.stdout)
+        self.assertIn('identity-kernel.json', out.stdout)
+
+    def test_report_names_what_it_judged(self):
+        tmp, out = self.run_report([('kernel', 'ok'), ('kunit', 'ok'), ('guest', 'ok')],
+                                   {'console-kunit.log': 'real-kunit-x86_64.log',
+                                    'console-kselftest.log': 'guest-pass.log'},
+                                   files={'build-info.json': json.dumps(
+                                       {'tree_commit': 'c0ffee', 'series_digest': 'd1'})})
+        with open(os.path.join(tmp, 'results.json')) as f:
+            j = json.load(f)['judged']
+        self.assertEqual((j['banner'], j['build_id'], j['tree_commit'], j['series_digest'],
+                          j['initramfs']), (BANNER, BUILD_ID, 'c0ffee', 'd1', {'guest-1': 'feed1'}))
+        for name in ('kunit.ktap', 'kselftest.ktap'):
+            with open(os.path.join(tmp, name)) as f:
+                head = f.read().splitlines()[:6]
+            self.assertIn('# nsfd: build-id ' + BUILD_ID, head, name)
+            self.assertIn('# nsfd: kernel ' + BANNER, head, name)
+        props = {p.get('name'): p.get('value') for p in
+                 ET.parse(os.path.join(tmp, 'junit.xml')).getroot().iter('property')}
+        self.assertEqual(props['nsfd.build_id'], BUILD_ID)
+        self.assertEqual(props['nsfd.initramfs.guest-1'], 'feed1')
