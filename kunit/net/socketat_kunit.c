@@ -35,9 +35,10 @@
  * socketat(2)'s core, __sys_socketat(): the socket belongs to the netns
  * the fd names (the task's own for -1) and holds one reference on it for
  * its life; every failed call leaves the count where it was. Permission:
- * the caller's own netns needs nothing, any other CAP_SYS_ADMIN over its
- * owner (CAP_NET_ADMIN is not enough); a pidfd also needs ptrace read
- * access to the task, checked before its netns is read.
+ * the caller's own netns needs nothing, any other what setns(2) needs
+ * (netns_install()): CAP_SYS_ADMIN over its owner and over the caller's
+ * own user namespace (CAP_NET_ADMIN is not enough); a pidfd also needs
+ * ptrace read access to the task, checked before its netns is read.
  *
  * Everything a case takes is given back by a KUnit action, so that a
  * failed assertion leaks nothing. Actions run in another kthread than the
@@ -165,6 +166,37 @@ static int socketat_as(const struct cred *cred, int nsfd, int family, int type, 
 
 	revert_creds(old);
 	return ret;
+}
+
+/* Whether @cred has CAP_SYS_ADMIN over @ns: one of netns_install()'s checks. */
+static bool socketat_sys_admin_as(const struct cred *cred,
+				  struct user_namespace *ns)
+{
+	const struct cred *old = override_creds(cred);
+	bool ret = ns_capable_noaudit(ns, CAP_SYS_ADMIN);
+
+	revert_creds(old);
+	return ret;
+}
+
+/*
+ * A user namespace that uid 0 owns, child of the initial one: the creds
+ * that made it (uid 0, every capability in it, as after setns(2) into it).
+ */
+static struct cred *socketat_root_owned_userns(struct kunit *test)
+{
+	struct cred *cred;
+
+	if (!IS_ENABLED(CONFIG_USER_NS))
+		kunit_skip(test, "CONFIG_USER_NS is not set");
+	cred = prepare_creds();
+	KUNIT_ASSERT_NOT_NULL(test, cred);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, socketat_put_cred,
+							cred), 0);
+	KUNIT_ASSERT_EQ(test, create_user_ns(cred), 0);
+	KUNIT_ASSERT_PTR_EQ(test, cred->user_ns->parent, &init_user_ns);
+	KUNIT_ASSERT_TRUE(test, uid_eq(cred->user_ns->owner, GLOBAL_ROOT_UID));
+	return cred;
 }
 
 /*
@@ -426,9 +458,10 @@ static void socketat_minus_one_is_the_tasks_private_net(struct kunit *test)
 }
 
 /*
- * Another netns: CAP_SYS_ADMIN over its owner decides. Without it (and
- * with CAP_NET_ADMIN) EPERM and no reference kept; without CAP_NET_ADMIN
- * (and with CAP_SYS_ADMIN) a socket there.
+ * Another netns, owned by the initial user namespace, which is also the
+ * caller's: CAP_SYS_ADMIN there decides. Without it (and with
+ * CAP_NET_ADMIN) EPERM and no reference kept; without CAP_NET_ADMIN (and
+ * with CAP_SYS_ADMIN) a socket there.
  */
 static void socketat_other_net_needs_cap_sys_admin(struct kunit *test)
 {
@@ -458,28 +491,24 @@ static void socketat_other_net_needs_cap_sys_admin(struct kunit *test)
 }
 
 /*
- * The netns of a user namespace that uid 0 owns, from outside it: uid 0
- * without any capability is its owner, so it gets a socket there; uid
- * 1000 does not, unless it has CAP_SYS_ADMIN over the parent.
+ * The netns of a user namespace that uid 0 owns, from outside it. Its
+ * owner passes the check on the target without any capability, but
+ * setns(2) also wants CAP_SYS_ADMIN over the caller's own user namespace,
+ * and so does socketat: uid 0 without capabilities gets EPERM, as does
+ * uid 1000. uid 1000 with CAP_SYS_ADMIN over the initial user namespace
+ * passes both checks, and so does the owner once inside its user
+ * namespace (the creds that setns(2) into it gives).
  */
-static void socketat_userns_owner_needs_no_capability(struct kunit *test)
+static void socketat_userns_owner_is_judged_as_it_is(struct kunit *test)
 {
-	struct cred *owner_cred;
-	struct user_namespace *userns;
+	struct cred *owner_cred = socketat_root_owned_userns(test);
+	struct user_namespace *userns = owner_cred->user_ns;
 	const struct cred *root_nocaps, *nobody, *nobody_sys_admin;
 	kernel_cap_t sys_admin = CAP_EMPTY_SET;
 	struct net *net;
 	unsigned int base;
 	int nsfd, fd;
 
-	if (!IS_ENABLED(CONFIG_USER_NS))
-		kunit_skip(test, "CONFIG_USER_NS is not set");
-	owner_cred = prepare_creds();
-	KUNIT_ASSERT_NOT_NULL(test, owner_cred);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, socketat_put_cred, owner_cred), 0);
-	KUNIT_ASSERT_EQ(test, create_user_ns(owner_cred), 0);
-	userns = owner_cred->user_ns;
-	KUNIT_ASSERT_TRUE(test, uid_eq(userns->owner, GLOBAL_ROOT_UID));
 	net = socketat_new_net(test, userns);
 	KUNIT_ASSERT_PTR_EQ(test, net->user_ns, userns);
 	cap_raise(sys_admin, CAP_SYS_ADMIN);
@@ -489,19 +518,86 @@ static void socketat_userns_owner_needs_no_capability(struct kunit *test)
 	nsfd = socketat_ns_fd(test, &net->ns);
 	base = socketat_net_count(net);
 
-	fd = socketat_as(root_nocaps, nsfd, AF_UNIX, SOCK_DGRAM, 0);
-	KUNIT_ASSERT_GE(test, fd, 0);
-	KUNIT_EXPECT_PTR_EQ(test, socketat_sock_net(test, fd), net);
-	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base + 1);
-	socketat_close_sync(test, fd);
-
-	KUNIT_EXPECT_EQ(test, socketat_as(nobody, nsfd, AF_UNIX, SOCK_DGRAM, 0), -EPERM);
+	KUNIT_EXPECT_EQ(test,
+			socketat_as(root_nocaps, nsfd, AF_UNIX, SOCK_DGRAM, 0),
+			-EPERM);
+	KUNIT_EXPECT_EQ(test, socketat_as(nobody, nsfd, AF_UNIX, SOCK_DGRAM, 0),
+			-EPERM);
 	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
 
 	fd = socketat_as(nobody_sys_admin, nsfd, AF_UNIX, SOCK_DGRAM, 0);
 	KUNIT_ASSERT_GE(test, fd, 0);
 	KUNIT_EXPECT_PTR_EQ(test, socketat_sock_net(test, fd), net);
+	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base + 1);
 	socketat_close_sync(test, fd);
+	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
+
+	fd = socketat_as(owner_cred, nsfd, AF_UNIX, SOCK_DGRAM, 0);
+	KUNIT_ASSERT_GE(test, fd, 0);
+	KUNIT_EXPECT_PTR_EQ(test, socketat_sock_net(test, fd), net);
+	socketat_close_sync(test, fd);
+	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
+	close_fd(nsfd);
+}
+
+/*
+ * The caller-side check of netns_install() alone: uid 0 with every
+ * capability but CAP_SYS_ADMIN owns the user namespace that owns the
+ * target, so it has CAP_SYS_ADMIN over the target's owner and lacks it
+ * only over its own user namespace. setns(2) gives EPERM there; so must
+ * socketat, keeping no reference. With CAP_SYS_ADMIN back, a socket.
+ */
+static void socketat_caller_side_check_alone(struct kunit *test)
+{
+	struct cred *owner_cred = socketat_root_owned_userns(test);
+	struct user_namespace *userns = owner_cred->user_ns;
+	const struct cred *no_sys_admin, *root;
+	struct net *net = socketat_new_net(test, userns);
+	unsigned int base;
+	int nsfd, fd;
+
+	no_sys_admin = socketat_cred(test, 0, socketat_caps_but(CAP_SYS_ADMIN));
+	root = socketat_cred(test, 0, CAP_FULL_SET);
+	nsfd = socketat_ns_fd(test, &net->ns);
+	base = socketat_net_count(net);
+
+	KUNIT_ASSERT_PTR_NE(test, current->nsproxy->net_ns, net);
+	KUNIT_ASSERT_TRUE(test, socketat_sys_admin_as(no_sys_admin, userns));
+	KUNIT_ASSERT_FALSE(test, socketat_sys_admin_as(no_sys_admin,
+						       &init_user_ns));
+	KUNIT_EXPECT_EQ(test,
+			socketat_as(no_sys_admin, nsfd, AF_UNIX, SOCK_DGRAM, 0),
+			-EPERM);
+	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
+
+	fd = socketat_as(root, nsfd, AF_UNIX, SOCK_DGRAM, 0);
+	KUNIT_ASSERT_GE(test, fd, 0);
+	KUNIT_EXPECT_PTR_EQ(test, socketat_sock_net(test, fd), net);
+	socketat_close_sync(test, fd);
+	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
+	close_fd(nsfd);
+}
+
+/*
+ * The check on the target alone: creds with every capability in a user
+ * namespace of their own (the caller-side check passes) and none over
+ * the initial one, which owns the target: EPERM, no reference kept.
+ */
+static void socketat_target_side_check_alone(struct kunit *test)
+{
+	struct cred *inside = socketat_root_owned_userns(test);
+	struct net *net = socketat_new_net(test, &init_user_ns);
+	unsigned int base;
+	int nsfd;
+
+	nsfd = socketat_ns_fd(test, &net->ns);
+	base = socketat_net_count(net);
+
+	KUNIT_ASSERT_PTR_NE(test, current->nsproxy->net_ns, net);
+	KUNIT_ASSERT_TRUE(test, socketat_sys_admin_as(inside, inside->user_ns));
+	KUNIT_ASSERT_FALSE(test, socketat_sys_admin_as(inside, &init_user_ns));
+	KUNIT_EXPECT_EQ(test, socketat_as(inside, nsfd, AF_UNIX, SOCK_DGRAM, 0),
+			-EPERM);
 	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
 	close_fd(nsfd);
 }
@@ -627,7 +723,9 @@ static struct kunit_case socketat_test_cases[] = {
 	KUNIT_CASE(socketat_errors_leave_count_alone),
 	KUNIT_CASE(socketat_minus_one_is_the_tasks_private_net),
 	KUNIT_CASE(socketat_other_net_needs_cap_sys_admin),
-	KUNIT_CASE(socketat_userns_owner_needs_no_capability),
+	KUNIT_CASE(socketat_userns_owner_is_judged_as_it_is),
+	KUNIT_CASE(socketat_caller_side_check_alone),
+	KUNIT_CASE(socketat_target_side_check_alone),
 	KUNIT_CASE(socketat_pidfd_reaches_the_tasks_net),
 	KUNIT_CASE(socketat_pidfd_ptrace_check_in_own_net),
 	KUNIT_CASE(socketat_pidfd_of_exited_task_is_esrch),

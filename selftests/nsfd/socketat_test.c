@@ -8,17 +8,20 @@
  * a netns file nor a pidfd), for a pidfd EPERM when the caller may not
  * ptrace-read the task (PTRACE_MODE_READ_REALCREDS, checked first) and
  * ESRCH when the task is gone (reaped, or a zombie without namespaces),
- * EPERM when the target is not the caller's netns and the caller lacks
- * CAP_SYS_ADMIN over the user namespace that owns it (what setns(2) would
- * need; CAP_NET_ADMIN is not enough), then whatever socket(2) gives in
- * the target netns.
+ * EPERM when the target is not the caller's netns and setns(fd,
+ * CLONE_NEWNET) would give EPERM to the same caller: CAP_SYS_ADMIN is
+ * needed both over the user namespace that owns the target and over the
+ * caller's own (netns_install(); CAP_NET_ADMIN is not enough), then
+ * whatever socket(2) gives in the target netns. The permission tests run
+ * socketat and setns side by side on the same fd, with the same
+ * credentials, and want the same answer from both.
  *
- * Whether the syscall exists is decided by the tree's own uapi headers
- * (__NR_socketat, from the headers the kselftest build installs; no number
- * is written here) and by a probe that must return an AF_UNIX socket.
- * Otherwise every test skips with one of the SOCKETAT_* reasons below;
- * the ENOSYS one starts with "socketat not implemented", which the
- * pipeline treats as a failure on a patched tree.
+ * The syscall number comes from the tree's own uapi headers (__NR_socketat,
+ * from the headers the kselftest build installs; no number is written
+ * here). Every test SKIPs when they lack it, or when the kernel answers
+ * ENOSYS, and only then: any other answer is socketat's, and is judged.
+ * A socketat(-1, AF_UNIX, SOCK_DGRAM, 0) that gives anything but a new
+ * AF_UNIX datagram socket fails every test.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -70,9 +73,10 @@
 #define SAT_OTHER_UID	65533	/* an unprivileged uid that is not 65534 */
 
 #ifdef __NR_socketat
+/* Four arguments; the two argument registers socketat does not use are 0. */
 static int sys_socketat(int nsfd, int family, int type, int protocol)
 {
-	return syscall(__NR_socketat, nsfd, family, type, protocol);
+	return syscall(__NR_socketat, nsfd, family, type, protocol, 0L, 0L);
 }
 #else
 static int sys_socketat(int nsfd, int family, int type, int protocol)
@@ -118,44 +122,64 @@ static bool sat_is_socket(int fd, int family, int type)
 #endif
 
 /*
- * NULL when socketat is there; else why every socketat test skips. The
- * probe, socketat(-1, AF_UNIX, SOCK_DGRAM, 0), must return a new fd (the
- * lowest free one) that is an AF_UNIX datagram socket: an errno other
- * than ENOSYS, or anything that is not such a socket, means that another
- * syscall owns the number in this kernel.
+ * What socketat(-1, AF_UNIX, SOCK_DGRAM, 0) did, asked once by every
+ * socketat fixture's setup. @skip: why every socketat test skips (no
+ * __NR_socketat in the uapi headers, or ENOSYS), else NULL. @ok: it gave
+ * a new fd, the lowest free one, that is an AF_UNIX datagram socket, as
+ * socket(2) would; otherwise @what says what it gave instead.
  */
-static const char *socketat_skip_reason(void)
+struct sat_probe {
+	const char *skip;
+	bool ok;
+	char what[128];
+};
+
+static struct sat_probe sat_probe(void)
 {
+	struct sat_probe p = { .skip = NULL, .ok = false };
 #ifndef __NR_socketat
-	return SOCKETAT_NO_NR;
+	p.skip = SOCKETAT_NO_NR;
 #else
-	static char why[192];
 	int expect = sat_lowest_free_fd(), err;
 	long ret;
 
 	errno = 0;
-	ret = syscall(__NR_socketat, -1, AF_UNIX, SOCK_DGRAM, 0);
+	ret = syscall(__NR_socketat, -1, AF_UNIX, SOCK_DGRAM, 0, 0L, 0L);
 	err = errno;
-	if (ret < 0 && err == ENOSYS)
-		return SOCKETAT_MISSING;
-	if (ret < 0) {
-		snprintf(why, sizeof(why),
-			 "syscall %d is not socketat here (probe returned %ld / errno %d, %s)",
-			 (int)__NR_socketat, ret, err, strerror(err));
-		return why;
-	}
-	if (ret != expect || !sat_is_socket((int)ret, AF_UNIX, SOCK_DGRAM)) {
-		snprintf(why, sizeof(why),
-			 "syscall %d is not socketat here (probe returned %ld: no new socket)",
-			 (int)__NR_socketat, ret);
+	if (ret < 0 && err == ENOSYS) {
+		p.skip = SOCKETAT_MISSING;
+	} else if (ret < 0) {
+		snprintf(p.what, sizeof(p.what), "-1, errno %d (%s)", err,
+			 strerror(err));
+	} else if (ret != expect ||
+		   !sat_is_socket((int)ret, AF_UNIX, SOCK_DGRAM)) {
+		snprintf(p.what, sizeof(p.what),
+			 "%ld, not a new AF_UNIX datagram socket in fd %d",
+			 ret, expect);
 		if (ret == expect)
 			close((int)ret);
-		return why;
+	} else {
+		close((int)ret);
+		p.ok = true;
 	}
-	close((int)ret);
-	return NULL;
 #endif
+	return p;
 }
+
+/*
+ * The first step of every socketat fixture's setup: SKIP when socketat
+ * is not there, FAIL when its -1 form is not socket(2).
+ */
+#define SAT_REQUIRE_SOCKETAT() do {					\
+	struct sat_probe __p = sat_probe();				\
+									\
+	if (__p.skip)							\
+		SKIP(NSFD_SKIP_OUT, "%s", __p.skip);			\
+	ASSERT_TRUE(__p.ok) {						\
+		TH_LOG("socketat(-1, AF_UNIX, SOCK_DGRAM, 0) gave %s",	\
+		       __p.what);					\
+	}								\
+} while (0)
 
 /* A type bit that is neither SOCK_TYPE_MASK nor SOCK_CLOEXEC/SOCK_NONBLOCK. */
 static const int unknown_type_bits[] = { 0x10, 0x40, 0x1000, 0x40000000 };
@@ -210,12 +234,9 @@ FIXTURE(sat) {
 
 FIXTURE_SETUP(sat)
 {
-	const char *why = socketat_skip_reason();
-
 	self->here = -1;
 	self->a = -1;
-	if (why)
-		SKIP(NSFD_SKIP_OUT, "%s", why);
+	SAT_REQUIRE_SOCKETAT();
 	NSFD_REQUIRE_ROOT();
 	/* Without it: sat_no_net_ns.* below check what socketat promises. */
 	NSFD_REQUIRE_NS(CLONE_NEWNET);
@@ -252,11 +273,8 @@ FIXTURE(sat_no_net_ns) {
 
 FIXTURE_SETUP(sat_no_net_ns)
 {
-	const char *why = socketat_skip_reason();
-
 	self->fd = -1;
-	if (why)
-		SKIP(NSFD_SKIP_OUT, "%s", why);
+	SAT_REQUIRE_SOCKETAT();
 	if (!nsfd_ns_missing(CLONE_NEWNET))
 		SKIP(NSFD_SKIP_OUT, "CONFIG_NET_NS is on: the sat tests cover this kernel");
 }
@@ -341,12 +359,13 @@ static int sat_try(int nsfd, int family, int type, __u64 *cookie)
 
 /*
  * Who a holder child becomes and which namespaces it makes on the way:
- * unshare(@unshare_as_root) as root, then uid/gid @uid (no capabilities,
- * no groups) unless it is 0, then unshare(@unshare_as_uid) as that uid
- * (CLONE_NEWUSER | CLONE_NEWNET: a netns whose user namespace @uid owns),
- * then the dumpable flag.
+ * setns(*@join_net, CLONE_NEWNET) and unshare(@unshare_as_root) as root,
+ * then uid/gid @uid (no capabilities, no groups) unless it is 0, then
+ * unshare(@unshare_as_uid) as that uid (CLONE_NEWUSER | CLONE_NEWNET: a
+ * netns whose user namespace @uid owns), then the dumpable flag.
  */
 struct sat_who {
+	const int *join_net;
 	int unshare_as_root;
 	uid_t uid;
 	int unshare_as_uid;
@@ -365,6 +384,8 @@ static int sat_do_become(void *arg)
 	const struct sat_who *w = arg;
 	int err;
 
+	if (w->join_net && setns(*w->join_net, CLONE_NEWNET))
+		return -errno;
 	if (w->unshare_as_root && unshare(w->unshare_as_root))
 		return -errno;
 	if (w->uid) {
@@ -482,6 +503,75 @@ static int sat_become_with_caps(uid_t uid, __u64 caps)
 		return -errno;
 	return nsfd_err(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
 }
+
+/* An answer that is not an errno: a netns other than the one named. */
+#define SAT_WRONG_NETNS	(-1)
+/* No answer: the child that was to give it could not be run. */
+#define SAT_NO_ANSWER	(-2)
+
+/*
+ * socketat(@fd, AF_UNIX, SOCK_DGRAM, 0) and then setns(@fd, CLONE_NEWNET),
+ * side by side in one child of the caller (setns moves it), so both run
+ * with the same credentials on the same fd. @res[0] for socketat, @res[1]
+ * for setns: 0 when it reached the netns whose cookie is @cookie,
+ * SAT_WRONG_NETNS when it reached another, else its errno.
+ */
+static void sat_side_by_side(int fd, __u64 cookie, int res[2])
+{
+	int pipefd[2], status;
+	pid_t pid;
+
+	res[0] = SAT_NO_ANSWER;
+	res[1] = SAT_NO_ANSWER;
+	if (pipe2(pipefd, O_CLOEXEC))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		int r[2];
+		__u64 got = 0;
+
+		close(pipefd[0]);
+		r[0] = sat_try(fd, AF_UNIX, SOCK_DGRAM, &got);
+		if (!r[0] && got != cookie)
+			r[0] = SAT_WRONG_NETNS;
+		r[1] = setns(fd, CLONE_NEWNET) ? errno : 0;
+		if (!r[1] && nsfd_current_netns_cookie() != cookie)
+			r[1] = SAT_WRONG_NETNS;
+		_exit(write(pipefd[1], r, sizeof(r)) == sizeof(r) ? 0 : 1);
+	}
+	close(pipefd[1]);
+	if (pid > 0) {
+		if (read(pipefd[0], res, 2 * sizeof(int)) !=
+		    (ssize_t)(2 * sizeof(int))) {
+			res[0] = SAT_NO_ANSWER;
+			res[1] = SAT_NO_ANSWER;
+		}
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	close(pipefd[0]);
+}
+
+static const char *sat_answer(int r)
+{
+	return r == SAT_WRONG_NETNS ? "wrong netns" :
+	       r == SAT_NO_ANSWER ? "no answer" : sat_errname(r);
+}
+
+/* Assert that socketat and setns on @fd both give @want (0 or an errno). */
+#define SAT_EXPECT_BOTH(fd, cookie, want) do {				\
+	int __r[2], __want = (want);					\
+									\
+	sat_side_by_side((fd), (cookie), __r);				\
+	EXPECT_EQ(__r[0], __want) {					\
+		TH_LOG("socketat(%s): %s, want %s", #fd,		\
+		       sat_answer(__r[0]), sat_answer(__want));		\
+	}								\
+	EXPECT_EQ(__r[1], __want) {					\
+		TH_LOG("setns(%s, CLONE_NEWNET): %s, want %s", #fd,	\
+		       sat_answer(__r[1]), sat_answer(__want));		\
+	}								\
+} while (0)
 
 TEST_F(sat, minus_one_is_the_callers_netns)
 {
@@ -1214,7 +1304,8 @@ TEST_F(sat, errors_come_in_the_documented_order)
 
 /*
  * uid 65534 owns a user ns with two netns: from the second, a socket in
- * the first (CAP_SYS_ADMIN and CAP_NET_RAW over its owner: yes).
+ * the first (CAP_SYS_ADMIN over its owner, which is the caller's own user
+ * namespace, and CAP_NET_RAW: yes), as setns() there succeeds.
  */
 TEST_F(sat, unprivileged_user_ns_owner_reaches_its_other_netns)
 {
@@ -1233,6 +1324,7 @@ TEST_F(sat, unprivileged_user_ns_owner_reaches_its_other_netns)
 	ASSERT_EQ(unshare(CLONE_NEWNET), 0);
 	ASSERT_NE(nsfd_current_netns_cookie(), cookie);
 	EXPECT_EQ(cookie_of_new(first, AF_INET, SOCK_DGRAM), cookie);
+	SAT_EXPECT_BOTH(first, cookie, 0);
 	s = sys_socketat(first, AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
 	EXPECT_GE(s, 0) {
 		TH_LOG("raw socket in own netns: %s", strerror(errno));
@@ -1242,6 +1334,7 @@ TEST_F(sat, unprivileged_user_ns_owner_reaches_its_other_netns)
 	/* ... and still none in a netns that root owns. */
 	EXPECT_EQ(sys_socketat(self->a, AF_INET, SOCK_DGRAM, 0), -1);
 	EXPECT_EQ(errno, EPERM);
+	SAT_EXPECT_BOTH(self->a, self->a_cookie, EPERM);
 	close(first);
 }
 
@@ -1249,42 +1342,64 @@ TEST_F(sat, unprivileged_user_ns_owner_reaches_its_other_netns)
  * A user namespace's own netns, held from outside it: uid 65534 (no
  * capabilities at all, in the initial user namespace) has a child make a
  * user namespace and a netns in it, and holds that netns by fd and by
- * pidfd. The owner of a user namespace has every capability in it, so
- * socketat succeeds, raw sockets included; root's netns stays out of reach.
+ * pidfd. As the owner of that user namespace it has CAP_SYS_ADMIN over
+ * the target, but it has none in its own user namespace: setns(fd,
+ * CLONE_NEWNET) gives it EPERM, and so must socketat, or a sandbox that
+ * denies it setns() would be side-stepped. Once it has joined the user
+ * namespace it owns, both succeed, raw sockets included; root's netns
+ * stays out of reach.
  */
-TEST_F(sat, userns_owner_outside_reaches_its_netns)
+TEST_F(sat, userns_owner_outside_is_eperm_until_it_joins)
 {
 	const struct sat_who who = {
-		.uid = NOBODY_UID, .unshare_as_uid = CLONE_NEWUSER | CLONE_NEWNET, .dumpable = 1,
+		.uid = NOBODY_UID,
+		.unshare_as_uid = CLONE_NEWUSER | CLONE_NEWNET,
+		.dumpable = 1,
 	};
 	struct sat_holder h;
 	__u64 cookie = 0;
-	int s;
+	int userns, s;
 
 	NSFD_REQUIRE_USERNS(true);
 	ASSERT_EQ(sat_hold(&h, &who), 0);
+	userns = nsfd_open_ns(h.c.pid, "user");
+	ASSERT_GE(userns, 0);
 	ASSERT_EQ(nsfd_become_nobody(), 0);
 	ASSERT_EQ(nsfd_get_caps(), 0ULL);
+	EXPECT_EQ(sat_try(h.netns, AF_INET, SOCK_DGRAM, NULL), EPERM);
+	EXPECT_EQ(sat_try(h.pidfd, AF_UNIX, SOCK_STREAM, NULL), EPERM);
+	SAT_EXPECT_BOTH(h.netns, h.cookie, EPERM);
+	SAT_EXPECT_BOTH(h.pidfd, h.cookie, EPERM);
+
+	ASSERT_EQ(setns(userns, CLONE_NEWUSER), 0) {
+		TH_LOG("setns(CLONE_NEWUSER) into the owned userns: %s",
+		       strerror(errno));
+	}
 	EXPECT_EQ(sat_try(h.netns, AF_INET, SOCK_DGRAM, &cookie), 0);
 	EXPECT_EQ(cookie, h.cookie);
 	cookie = 0;
 	EXPECT_EQ(sat_try(h.pidfd, AF_UNIX, SOCK_STREAM, &cookie), 0);
 	EXPECT_EQ(cookie, h.cookie);
+	SAT_EXPECT_BOTH(h.netns, h.cookie, 0);
+	SAT_EXPECT_BOTH(h.pidfd, h.cookie, 0);
 	s = sys_socketat(h.netns, AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
 	EXPECT_GE(s, 0) {
 		TH_LOG("raw socket in the owned netns: %s", strerror(errno));
 	}
 	if (s >= 0)
 		close(s);
-	EXPECT_EQ(sat_try(self->a, AF_INET, SOCK_DGRAM, NULL), EPERM);
+	SAT_EXPECT_BOTH(self->a, self->a_cookie, EPERM);
+	close(userns);
 	sat_unhold(&h);
 }
 
-/* ... but another unprivileged uid holding the same fd is refused. */
+/* ... and another unprivileged uid holding the same fd is refused. */
 TEST_F(sat, other_uid_outside_the_userns_is_eperm)
 {
 	const struct sat_who who = {
-		.uid = NOBODY_UID, .unshare_as_uid = CLONE_NEWUSER | CLONE_NEWNET, .dumpable = 1,
+		.uid = NOBODY_UID,
+		.unshare_as_uid = CLONE_NEWUSER | CLONE_NEWNET,
+		.dumpable = 1,
 	};
 	struct sat_holder h;
 
@@ -1293,96 +1408,276 @@ TEST_F(sat, other_uid_outside_the_userns_is_eperm)
 	ASSERT_EQ(sat_become(SAT_OTHER_UID), 0);
 	EXPECT_EQ(sat_try(h.netns, AF_INET, SOCK_DGRAM, NULL), EPERM);
 	EXPECT_EQ(sat_try(h.pidfd, AF_INET, SOCK_DGRAM, NULL), EPERM);
+	SAT_EXPECT_BOTH(h.netns, h.cookie, EPERM);
+	SAT_EXPECT_BOTH(h.pidfd, h.cookie, EPERM);
 	sat_unhold(&h);
 }
 
 /*
- * The permission matrix: callers (uid and capabilities) x the owner of
- * the target netns x the kind of fd that names it. The targets are held
- * by children: the caller's own netns (a uid 65534 task in it), a netns
- * of the initial user namespace (a uid 65534 task in it, so that every
- * caller passes the ptrace check and only the capability rule decides),
- * the netns of a user namespace that uid 65534 owns, and that of one that
- * uid 65533 owns. A socket is made iff the target is the caller's netns
- * or the caller has CAP_SYS_ADMIN over the target's owner; when it is, it
- * must be in the target netns.
+ * The permission matrix: callers (uid, capabilities, user namespace) x
+ * the owner of the target netns x the kind of fd that names it. In each
+ * cell, socketat and setns(fd, CLONE_NEWNET) run side by side: the same
+ * fd, one child of the caller, the same credentials. Outside the
+ * caller's own netns they must agree, and each row states both answers.
+ * In the caller's own netns socketat is socket(2) and needs no
+ * capability, while setns still needs CAP_SYS_ADMIN over both sides.
+ *
+ * The targets: the caller's own netns; a netns of the initial user
+ * namespace; one of a user namespace that uid 0 owns; one of a user
+ * namespace that uid 65534 owns, and one of a user namespace that uid
+ * 65533 owns. The first three are held by uid 65534 tasks in the initial
+ * user namespace and the last two by their owner inside its user
+ * namespace, so that the pidfd's ptrace check passes for every caller of
+ * the initial user namespace but uid 65534 on the last one's holder.
+ *
+ * netns_install() checks CAP_SYS_ADMIN over the target's owner, then over
+ * the caller's own user namespace. The caller-side check alone refuses
+ * uid 0 without CAP_SYS_ADMIN on the user namespace of uid 0, and uid
+ * 65534 on the one of uid 65534: each owns the target's user namespace,
+ * so the first check passes. The check on the target alone refuses uid
+ * 65534 as root in a new user namespace of its own, everywhere, and as
+ * root in the one it owns (joined by setns()), everywhere but in the
+ * netns of that one.
  */
-enum { OWN, INIT_OWNED, NOBODY_OWNED, OTHER_OWNED, NR_OWNERS };
+enum { OWN, INIT_OWNED, ROOT_OWNED, NOBODY_OWNED, OTHER_OWNED, NR_OWNERS };
 
 static const char *const owner_name[NR_OWNERS] = {
-	"own netns", "init_user_ns", "userns of 65534", "userns of 65533",
+	"own netns", "init_user_ns", "userns of 0", "userns of 65534",
+	"userns of 65533",
 };
 
 static const struct sat_who owner_who[NR_OWNERS] = {
 	[OWN] = { .uid = NOBODY_UID, .dumpable = 1 },
-	[INIT_OWNED] = { .unshare_as_root = CLONE_NEWNET, .uid = NOBODY_UID, .dumpable = 1 },
+	[INIT_OWNED] = {
+		.unshare_as_root = CLONE_NEWNET,
+		.uid = NOBODY_UID,
+		.dumpable = 1,
+	},
+	/* .join_net: the netns of a user namespace that a root child made. */
+	[ROOT_OWNED] = { .uid = NOBODY_UID, .dumpable = 1 },
 	[NOBODY_OWNED] = {
-		.uid = NOBODY_UID, .unshare_as_uid = CLONE_NEWUSER | CLONE_NEWNET, .dumpable = 1,
+		.uid = NOBODY_UID,
+		.unshare_as_uid = CLONE_NEWUSER | CLONE_NEWNET,
+		.dumpable = 1,
 	},
 	[OTHER_OWNED] = {
-		.uid = SAT_OTHER_UID, .unshare_as_uid = CLONE_NEWUSER | CLONE_NEWNET, .dumpable = 1,
+		.uid = SAT_OTHER_UID,
+		.unshare_as_uid = CLONE_NEWUSER | CLONE_NEWNET,
+		.dumpable = 1,
 	},
 };
 
+/* The user namespace a caller of the matrix is in. */
+enum sat_userns {
+	SAT_INIT_USERNS,	/* the initial one */
+	SAT_NEW_USERNS,		/* a new one of its own, root in it */
+	SAT_OWNED_USERNS,	/* NOBODY_OWNED's, joined by setns() */
+};
+
+#define NR_KINDS	2	/* 0: netns fd, 1: pidfd */
+#define NR_CELLS	(NR_OWNERS * NR_KINDS)
+
+/* Cells of a row: the target @o named by its netns fd, by a pidfd, or both. */
+#define SAT_FD(o)	(1U << ((o) * NR_KINDS))
+#define SAT_PIDFD(o)	(1U << ((o) * NR_KINDS + 1))
+#define SAT_BOTH(o)	(3U << ((o) * NR_KINDS))
+#define SAT_ALL		((1U << NR_CELLS) - 1)
+#define SAT_NONE	0U
+
+/*
+ * A caller, and the cells where socketat gives a socket and where setns
+ * succeeds; every other cell wants EPERM from both.
+ */
 static const struct sat_profile {
 	const char *name;
 	uid_t uid;
 	__u64 drop;		/* uid 0: capabilities dropped */
 	__u64 keep;		/* other uids: the only capabilities kept */
-	bool allowed[NR_OWNERS];
+	enum sat_userns userns;
+	unsigned int socketat;
+	unsigned int setns;
 } sat_profiles[] = {
-	{ "uid 0, all capabilities", 0, 0, 0, { 1, 1, 1, 1 } },
-	{ "uid 0 without CAP_SYS_ADMIN", 0, NSFD_CAP(CAP_SYS_ADMIN), 0, { 1, 0, 0, 0 } },
-	{ "uid 0 without CAP_NET_ADMIN", 0, NSFD_CAP(CAP_NET_ADMIN), 0, { 1, 1, 1, 1 } },
-	{ "uid 65534, no capabilities", NOBODY_UID, 0, 0, { 1, 0, 1, 0 } },
-	{ "uid 65534 with CAP_NET_ADMIN only", NOBODY_UID, 0, NSFD_CAP(CAP_NET_ADMIN),
-	  { 1, 0, 1, 0 } },
+	{
+		.name = "uid 0, all capabilities",
+		.socketat = SAT_ALL,
+		.setns = SAT_ALL,
+	},
+	{
+		/* Owns "userns of 0": the caller-side check refuses. */
+		.name = "uid 0 without CAP_SYS_ADMIN",
+		.drop = NSFD_CAP(CAP_SYS_ADMIN),
+		.socketat = SAT_BOTH(OWN),
+		.setns = SAT_NONE,
+	},
+	{
+		.name = "uid 0 without CAP_NET_ADMIN",
+		.drop = NSFD_CAP(CAP_NET_ADMIN),
+		.socketat = SAT_ALL,
+		.setns = SAT_ALL,
+	},
+	{
+		/* Owns "userns of 65534": the caller-side check refuses. */
+		.name = "uid 65534, no capabilities",
+		.uid = NOBODY_UID,
+		.socketat = SAT_BOTH(OWN),
+		.setns = SAT_NONE,
+	},
+	{
+		.name = "uid 65534 with CAP_NET_ADMIN only",
+		.uid = NOBODY_UID,
+		.keep = NSFD_CAP(CAP_NET_ADMIN),
+		.socketat = SAT_BOTH(OWN),
+		.setns = SAT_NONE,
+	},
+	{
+		/* The pidfd of uid 65533's holder needs CAP_SYS_PTRACE. */
+		.name = "uid 65534 with CAP_SYS_ADMIN only",
+		.uid = NOBODY_UID,
+		.keep = NSFD_CAP(CAP_SYS_ADMIN),
+		.socketat = SAT_ALL & ~SAT_PIDFD(OTHER_OWNED),
+		.setns = SAT_ALL & ~SAT_PIDFD(OTHER_OWNED),
+	},
+	{
+		/*
+		 * Only the check on the target refuses; pidfds of tasks in
+		 * other user namespaces fail the ptrace check.
+		 */
+		.name = "uid 65534, root in a new userns",
+		.uid = NOBODY_UID,
+		.userns = SAT_NEW_USERNS,
+		.socketat = SAT_FD(OWN),
+		.setns = SAT_NONE,
+	},
+	{
+		.name = "uid 65534, root in the userns it owns",
+		.uid = NOBODY_UID,
+		.userns = SAT_OWNED_USERNS,
+		.socketat = SAT_FD(OWN) | SAT_BOTH(NOBODY_OWNED),
+		.setns = SAT_BOTH(NOBODY_OWNED),
+	},
 };
 
-#define NR_KINDS	2	/* 0: netns fd, 1: pidfd */
-#define SAT_WRONG_NETNS	(-1)
-
-/* In a child: become the profile, try every target; the results by pipe. */
-static void sat_matrix_row(const struct sat_profile *p, const struct sat_holder *h, int out)
+/* Become the caller @p; @owned_userns: an fd of NOBODY_OWNED's userns. */
+static int sat_matrix_become(const struct sat_profile *p, int owned_userns)
 {
-	int res[NR_OWNERS * NR_KINDS + 1] = {}, o, k, err;
+	int err;
 
 	err = p->uid ? sat_become_with_caps(p->uid, p->keep) : nsfd_drop_caps(p->drop);
-	res[NR_OWNERS * NR_KINDS] = err;
-	for (o = 0; o < NR_OWNERS && !err; o++) {
-		for (k = 0; k < NR_KINDS; k++) {
-			__u64 cookie = 0;
-			int *r = &res[o * NR_KINDS + k];
+	if (err)
+		return err;
+	switch (p->userns) {
+	case SAT_NEW_USERNS:
+		return nsfd_unshare_userns(0);
+	case SAT_OWNED_USERNS:
+		return nsfd_err(setns(owned_userns, CLONE_NEWUSER));
+	case SAT_INIT_USERNS:
+		break;
+	}
+	return 0;
+}
 
-			*r = sat_try(k ? h[o].pidfd : h[o].netns, AF_UNIX, SOCK_DGRAM, &cookie);
-			if (!*r && cookie != h[o].cookie)
-				*r = SAT_WRONG_NETNS;
-		}
+/*
+ * In a child: become the caller @p, then socketat and setns side by side
+ * on every target; the answers by pipe: socketat's cells, setns's cells,
+ * and how becoming @p went.
+ */
+static void sat_matrix_row(const struct sat_profile *p,
+			   const struct sat_holder *h, int owned_userns,
+			   int out)
+{
+	int res[2 * NR_CELLS + 1] = {}, c, err;
+
+	err = sat_matrix_become(p, owned_userns);
+	res[2 * NR_CELLS] = err;
+	for (c = 0; c < NR_CELLS && !err; c++) {
+		const struct sat_holder *t = &h[c / NR_KINDS];
+		int r[2];
+
+		sat_side_by_side(c % NR_KINDS ? t->pidfd : t->netns, t->cookie,
+				 r);
+		res[c] = r[0];
+		res[NR_CELLS + c] = r[1];
 	}
 	_exit(write(out, res, sizeof(res)) == sizeof(res) ? 0 : 1);
 }
 
-TEST_F(sat, permission_matrix_caps_owner_fd_kind)
+/*
+ * One syscall's answers in a row, as a line of the matrix (a wrong one
+ * marked "(!)" and logged): how many are wrong.
+ */
+static unsigned int sat_matrix_line(struct __test_metadata *_metadata,
+				    const char *call,
+				    const struct sat_profile *p,
+				    unsigned int allowed, const int *res,
+				    char *line, size_t size)
 {
-	struct sat_holder h[NR_OWNERS];
-	unsigned int i, o, k, bad = 0;
+	unsigned int bad = 0, c;
+	size_t len = 0;
+
+	for (c = 0; c < NR_CELLS; c++) {
+		int want = (allowed & (1U << c)) ? 0 : EPERM;
+		bool ok = res[c] == want;
+
+		bad += !ok;
+		len += snprintf(line + len, size - len, "%s%s%s",
+				c % NR_KINDS ? ", " : c ? " | " : "",
+				sat_answer(res[c]), ok ? "" : " (!)");
+		if (len >= size)
+			len = size - 1;
+		if (!ok)
+			TH_LOG("%s, %s by %s: %s gave %s, want %s", p->name,
+			       owner_name[c / NR_KINDS],
+			       c % NR_KINDS ? "pidfd" : "netns fd", call,
+			       sat_answer(res[c]), sat_answer(want));
+	}
+	return bad;
+}
+
+TEST_F(sat, permission_matrix_socketat_and_setns_agree)
+{
+	const struct sat_who root_userns = {
+		.unshare_as_root = CLONE_NEWUSER | CLONE_NEWNET, .dumpable = 1,
+	};
+	struct sat_holder h[NR_OWNERS], r;
+	unsigned int i, c, bad = 0;
+	int owned_userns;
 
 	NSFD_REQUIRE_USERNS(true);
-	for (o = 0; o < NR_OWNERS; o++) {
-		int err = sat_hold(&h[o], &owner_who[o]);
-
-		ASSERT_EQ(err, 0) {
-			TH_LOG("target %s: %s", owner_name[o], strerror(-err));
-		}
-	}
-	ASSERT_EQ(h[OWN].cookie, self->here_cookie);
-	TH_LOG("%-34s %s", "caller \\ target (fd, pidfd)",
-	       "own netns | init_user_ns | userns of 65534 | userns of 65533");
+	/* The table itself: socketat is setns but in the caller's own netns. */
 	for (i = 0; i < ARRAY_SIZE(sat_profiles); i++) {
 		const struct sat_profile *p = &sat_profiles[i];
-		int res[NR_OWNERS * NR_KINDS + 1], pipefd[2], status;
+
+		ASSERT_EQ((p->socketat ^ p->setns) & ~SAT_BOTH(OWN), 0U) {
+			TH_LOG("%s: socketat and setns differ beyond own netns",
+			       p->name);
+		}
+	}
+	ASSERT_EQ(sat_hold(&r, &root_userns), 0);
+	for (i = 0; i < NR_OWNERS; i++) {
+		struct sat_who who = owner_who[i];
+		int err;
+
+		if (i == ROOT_OWNED)
+			who.join_net = &r.netns;
+		err = sat_hold(&h[i], &who);
+		ASSERT_EQ(err, 0) {
+			TH_LOG("target %s: %s", owner_name[i], strerror(-err));
+		}
+	}
+	/* The netns of "userns of 0" now lives on in its uid 65534 holder. */
+	ASSERT_EQ(h[ROOT_OWNED].cookie, r.cookie);
+	sat_unhold(&r);
+	ASSERT_EQ(h[OWN].cookie, self->here_cookie);
+	owned_userns = nsfd_open_ns(h[NOBODY_OWNED].c.pid, "user");
+	ASSERT_GE(owned_userns, 0);
+
+	TH_LOG("caller / target: fd, pidfd: %s | %s | %s | %s | %s",
+	       owner_name[0], owner_name[1], owner_name[2], owner_name[3],
+	       owner_name[4]);
+	for (i = 0; i < ARRAY_SIZE(sat_profiles); i++) {
+		const struct sat_profile *p = &sat_profiles[i];
+		int res[2 * NR_CELLS + 1], pipefd[2], status;
 		char line[256];
-		size_t len = 0;
 		pid_t pid;
 
 		ASSERT_EQ(pipe2(pipefd, O_CLOEXEC), 0);
@@ -1390,38 +1685,37 @@ TEST_F(sat, permission_matrix_caps_owner_fd_kind)
 		ASSERT_GE(pid, 0);
 		if (pid == 0) {
 			close(pipefd[0]);
-			sat_matrix_row(p, h, pipefd[1]);
+			sat_matrix_row(p, h, owned_userns, pipefd[1]);
 		}
 		close(pipefd[1]);
 		ASSERT_EQ(read(pipefd[0], res, sizeof(res)), (ssize_t)sizeof(res));
 		close(pipefd[0]);
 		ASSERT_EQ(waitpid(pid, &status, 0), pid);
-		ASSERT_EQ(res[NR_OWNERS * NR_KINDS], 0) {
-			TH_LOG("%s: %s", p->name, strerror(-res[NR_OWNERS * NR_KINDS]));
+		ASSERT_EQ(res[2 * NR_CELLS], 0) {
+			TH_LOG("%s: %s", p->name, strerror(-res[2 * NR_CELLS]));
 		}
-		for (o = 0; o < NR_OWNERS; o++) {
-			for (k = 0; k < NR_KINDS; k++) {
-				int r = res[o * NR_KINDS + k], want = p->allowed[o] ? 0 : EPERM;
-				bool ok = r == want;
-
-				bad += !ok;
-				len += snprintf(line + len, sizeof(line) - len, "%s%s%s",
-						k ? ", " : o ? " | " : "",
-						r == SAT_WRONG_NETNS ? "wrong netns" :
-						sat_errname(r),
-						ok ? "" : " (!)");
-				if (!ok)
-					TH_LOG("%s, %s by %s: %s, want %s", p->name, owner_name[o],
-					       k ? "pidfd" : "netns fd",
-					       r == SAT_WRONG_NETNS ? "socket in the wrong netns" :
-					       sat_errname(r), sat_errname(want));
-			}
+		bad += sat_matrix_line(_metadata, "socketat", p, p->socketat,
+				       res, line, sizeof(line));
+		TH_LOG("%-38s socketat: %s", p->name, line);
+		bad += sat_matrix_line(_metadata, "setns", p, p->setns,
+				       res + NR_CELLS, line, sizeof(line));
+		TH_LOG("%-38s setns:    %s", "", line);
+		/* Whatever the table says: beyond own netns, they agree. */
+		for (c = NR_KINDS; c < NR_CELLS; c++) {
+			if (res[c] == res[NR_CELLS + c])
+				continue;
+			bad++;
+			TH_LOG("%s, %s by %s: socketat %s but setns %s",
+			       p->name, owner_name[c / NR_KINDS],
+			       c % NR_KINDS ? "pidfd" : "netns fd",
+			       sat_answer(res[c]),
+			       sat_answer(res[NR_CELLS + c]));
 		}
-		TH_LOG("%-34s %s", p->name, line);
 	}
 	EXPECT_EQ(bad, 0U);
-	for (o = 0; o < NR_OWNERS; o++)
-		sat_unhold(&h[o]);
+	close(owned_userns);
+	for (i = 0; i < NR_OWNERS; i++)
+		sat_unhold(&h[i]);
 }
 
 /*
