@@ -4,7 +4,13 @@
 # after the other in one run, ccache off: the wall times, the objects each
 # compiles and their ratio (README: lean kernels). A third build,
 # nsfd-ccache, is nsfd's config again through an empty ccache in depend
-# mode, as a cold make test builds it: what filling the cache costs.
+# mode, as a cold make test builds it: what filling the cache costs. A
+# fourth, nsfd-warm, builds it once more into an empty build directory
+# through that filled cache: a warm build (every C object a hit; assembler
+# sources are always compiled, ci/cc-ccache).
+# The ccache builds compile as every kernel build does (ci/nsfd cc);
+# MEASURE_CC=ccache compiles through plain ccache instead (the setup
+# before ci/cc-ccache, for a before/after comparison).
 #
 # usage: ci/measure-cold-build.sh [ARCH]   (after make run has prepared the tree)
 set -euo pipefail
@@ -22,14 +28,16 @@ frags=(nsfd guest lean)
 python3 "$top/ci/merge-kunitconfig.py" "$work/nsfd.kunitconfig" \
 	$(printf "$top/kunit-configs/%s.kunitconfig " "${frags[@]}")
 declare -A secs objs
-for which in kunit-default nsfd nsfd-ccache; do
+kcc=$("$top/ci/nsfd" cc "$arch" | sed -n 's/^CC=//p')
+[ -n "${MEASURE_CC:-}" ] && kcc="$MEASURE_CC ${CROSS_COMPILE}gcc"
+for which in kunit-default nsfd nsfd-ccache nsfd-warm; do
 	cfg=$src/tools/testing/kunit/configs/default.config
 	[ $which != kunit-default ] && cfg=$work/nsfd.kunitconfig
 	cc=(); export CCACHE_DISABLE=1
-	if [ $which = nsfd-ccache ]; then
+	if [ $which = nsfd-ccache ] || [ $which = nsfd-warm ]; then
 		unset CCACHE_DISABLE
 		export CCACHE_DIR=$work/ccache CCACHE_DEPEND=1 CCACHE_BASEDIR=$work
-		cc=(--make_options "CC=ccache ${CROSS_COMPILE}gcc")
+		cc=(--make_options "CC=$kcc")
 	fi
 	# bash's time: wall, user and system seconds, for the cores kept busy.
 	TIMEFORMAT='%R %U %S'
@@ -47,3 +55,5 @@ awk -v a="${secs[nsfd]}" -v b="${secs[kunit-default]}" -v c="${objs[nsfd]}" -v d
 	'BEGIN { printf "measure: nsfd / kunit default: %.2fx the time, %.2fx the objects\n", a / b, c / d }'
 awk -v a="${secs[nsfd-ccache]}" -v b="${secs[nsfd]}" \
 	'BEGIN { printf "measure: filling an empty ccache: %.2fx the time of the build without it\n", a / b }'
+awk -v a="${secs[nsfd-warm]}" -v b="${secs[kunit-default]}" -v c="${secs[nsfd-ccache]}" \
+	'BEGIN { printf "measure: warm nsfd / kunit default: %.2fx; nsfd through an empty ccache / kunit default: %.2fx\n", a / b, c / b }'
