@@ -853,8 +853,17 @@ class Identity(unittest.TestCase):
     def test_guest_with_another_build_id_or_none(self):
         self.assertIn('booted build-id 00ff', identity.check(
             self.console(build_id='00ff'), self.IDENT, 'feed', guest=True))
-        self.assertIn('no kernel build-id', identity.check(
+        self.assertIn('could not read the kernel build-id', identity.check(
             self.console(build_id=None), self.IDENT, 'feed', guest=True))
+        self.assertIn('could not read the kernel build-id', identity.check(
+            self.console(build_id='none'), self.IDENT, 'feed', guest=True))
+
+    def test_kernel_that_dies_before_init_is_judged_not_refused(self):
+        # The banner names the kernel built; the init never ran: the
+        # missing KTAP fails it (a verdict), not an identity error.
+        text = self.console(build_id=None, initramfs=None) + \
+            '[    0.700000] Kernel panic - not syncing: VFS: Unable to mount root fs\n'
+        self.assertIsNone(identity.check(text, self.IDENT, 'feed', guest=True))
 
     def test_guest_with_another_initramfs(self):
         why = identity.check(self.console(initramfs='beef'), self.IDENT, 'feed', guest=True)
