@@ -321,7 +321,10 @@ def boot_identity(outdir, stages):
     for name, guest, idfile in boots:
         log = read(os.path.join(outdir, name))
         if log is None:
-            continue        # a boot that left no console fails as such
+            # kunit.py that died before QEMU started, a guest never booted.
+            bad.append((name, 'no console log: the boot never started, so nothing '
+                        'proves what would have run'))
+            continue
         want = None
         if guest:
             want = (read(os.path.join(outdir, idfile)) or '').strip() or 'missing'
@@ -347,6 +350,9 @@ def judged(outdir, build):
 
 def judged_lines(j):
     """The KTAP header comments that name what was judged."""
+    if not j.get('proven', True):
+        return ['# nsfd: NOT JUDGED: a boot did not prove it ran the kernel built (%s)'
+                % j.get('banner')]
     out = ['# nsfd: kernel %s' % (j.get('banner') or 'unknown'),
            '# nsfd: build-id %s' % (j.get('build_id') or 'unknown'),
            '# nsfd: tree %s series %s' % (j.get('tree_commit') or 'unknown',
@@ -471,6 +477,7 @@ def cmd_variant(a):
     c = counts(tests)
     build = json.loads(read(os.path.join(a.outdir, 'build-info.json')) or '{}')
     j = judged(a.outdir, build)
+    j['proven'] = not wrong
     patches = [dict(zip(('patch', 'patch_id'), p.split('=', 1))) for p in a.patch]
     doc = {
         'arch': a.arch, 'variant': a.variant,

@@ -853,10 +853,19 @@ class Identity(unittest.TestCase):
     def test_guest_with_another_build_id_or_none(self):
         self.assertIn('booted build-id 00ff', identity.check(
             self.console(build_id='00ff'), self.IDENT, 'feed', guest=True))
-        self.assertIn('could not read the kernel build-id', identity.check(
+        self.assertIn('printed no kernel build-id', identity.check(
             self.console(build_id=None), self.IDENT, 'feed', guest=True))
-        self.assertIn('could not read the kernel build-id', identity.check(
+        # An init that could not read /sys/kernel/notes: the banner proves.
+        self.assertIsNone(identity.check(
             self.console(build_id='none'), self.IDENT, 'feed', guest=True))
+
+    def test_init_line_split_by_a_kernel_message_is_still_read(self):
+        text = self.console(build_id=BUILD_ID[:14] + '[    1.234567] clocksource: tsc: '
+                            'switched\n' + BUILD_ID[14:])
+        self.assertIsNone(identity.check(text, self.IDENT, 'feed', guest=True))
+        text = self.console(build_id='00' + '[    1.2][    T1] x\n' + BUILD_ID[14:])
+        self.assertIn('booted build-id 00' + BUILD_ID[14:], identity.check(
+            text, self.IDENT, 'feed', guest=True))
 
     def test_kernel_that_dies_before_init_is_judged_not_refused(self):
         # The banner names the kernel built; the init never ran: the
@@ -909,6 +918,27 @@ class Identity(unittest.TestCase):
             doc = json.load(f)
         self.assertEqual(doc['exit_code'], 2)
         self.assertEqual(doc['identity_errors'][0]['console'], 'console-kunit.log')
+
+    def test_unproven_run_stamps_its_ktap_not_judged(self):
+        tmp, out = self.run_report([('kernel', 'ok'), ('kunit', 'fail')],
+                                   {'console-kunit.log': 'kunit-nested.log'})
+        prove_boots(tmp, banner=BANNER.replace('#7', '#8'))
+        with open(os.path.join(tmp, 'identity-kernel.json'), 'w') as f:
+            json.dump(self.IDENT, f)
+        subprocess.run([sys.executable, os.path.join(CI, 'report.py'), 'variant', tmp,
+                        '--arch', 'x86_64', '--variant', 'x86_64'], capture_output=True)
+        with open(os.path.join(tmp, 'kunit.ktap')) as f:
+            text = f.read()
+        self.assertIn('# nsfd: NOT JUDGED', text)
+        self.assertNotIn('# nsfd: build-id', text)
+        with open(os.path.join(tmp, 'results.json')) as f:
+            self.assertFalse(json.load(f)['judged']['proven'])
+
+    def test_kunit_stage_without_a_console_is_exit_2(self):
+        # kunit.py that died before QEMU started left no test.log.
+        tmp, out = self.run_report([('kernel', 'ok'), ('kunit', 'fail')], {})
+        self.assertEqual(out.returncode, 2, out.stdout)
+        self.assertIn('console-kunit.log: no console log', out.stdout)
 
     def test_report_without_a_record_of_the_kernel_is_exit_2(self):
         tmp, out = self.run_report([('kernel', 'ok'), ('guest', 'ok')],
