@@ -900,16 +900,20 @@ class Identity(unittest.TestCase):
     def run_report(self, stages, logs, **kw):
         return VariantReport.run_report(self, stages, logs, **kw)
 
-    def test_report_of_a_boot_of_another_build_is_exit_2_not_a_verdict(self):
-        # The boot shows build #8 (with failures); the kernel built is #7.
-        tmp, out = self.run_report([('kernel', 'ok'), ('kunit', 'fail')],
-                                   {'console-kunit.log': 'kunit-nested.log'})
+    def report_of_another_build(self):
+        """report.py on a KUnit console of build #8 (with failures) while
+        the kernel built is #7: (tmp, the completed process)."""
+        tmp, _ = self.run_report([('kernel', 'ok'), ('kunit', 'fail')],
+                                 {'console-kunit.log': 'kunit-nested.log'})
         prove_boots(tmp, banner=BANNER.replace('#7', '#8'))
         with open(os.path.join(tmp, 'identity-kernel.json'), 'w') as f:
             json.dump(self.IDENT, f)
-        out = subprocess.run([sys.executable, os.path.join(CI, 'report.py'), 'variant', tmp,
-                              '--arch', 'x86_64', '--variant', 'x86_64'],
-                             capture_output=True, text=True)
+        return tmp, subprocess.run([sys.executable, os.path.join(CI, 'report.py'), 'variant',
+                                    tmp, '--arch', 'x86_64', '--variant', 'x86_64'],
+                                   capture_output=True, text=True)
+
+    def test_report_of_a_boot_of_another_build_is_exit_2_not_a_verdict(self):
+        tmp, out = self.report_of_another_build()
         self.assertEqual(out.returncode, 2, out.stdout)
         self.assertEqual(out.stdout.splitlines()[-1], 'nsfd: 0 passed, 0 failed, 0 skipped')
         self.assertIn(BANNER.replace('#7', '#8'), out.stdout)
@@ -920,13 +924,7 @@ class Identity(unittest.TestCase):
         self.assertEqual(doc['identity_errors'][0]['console'], 'console-kunit.log')
 
     def test_unproven_run_stamps_its_ktap_not_judged(self):
-        tmp, out = self.run_report([('kernel', 'ok'), ('kunit', 'fail')],
-                                   {'console-kunit.log': 'kunit-nested.log'})
-        prove_boots(tmp, banner=BANNER.replace('#7', '#8'))
-        with open(os.path.join(tmp, 'identity-kernel.json'), 'w') as f:
-            json.dump(self.IDENT, f)
-        subprocess.run([sys.executable, os.path.join(CI, 'report.py'), 'variant', tmp,
-                        '--arch', 'x86_64', '--variant', 'x86_64'], capture_output=True)
+        tmp, _ = self.report_of_another_build()
         with open(os.path.join(tmp, 'kunit.ktap')) as f:
             text = f.read()
         self.assertIn('# nsfd: NOT JUDGED', text)
