@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for socketat(2) (suite socketat, SOCKETAT_KUNIT_TEST).
+ * KUnit tests for socketat(2).
  *
- * The other suites that lived here moved beside the code they test:
- * ns_ops to fs/proc/namespaces_kunit.c, nsfs to fs/tests/nsfs_kunit.c,
- * get_net_ns_by_fd to net/core/net_namespace_kunit.c.
+ * net/socket.c includes this file, so that the cases call the static
+ * __sys_socketat() directly.
  */
 #include <kunit/test.h>
 #include <linux/capability.h>
@@ -46,9 +45,6 @@
  * fds, its nsproxy, an overriding cred) is released by that kthread's
  * exit; the creds are only overridden around single calls.
  */
-
-/* __sys_socketat() is EXPORT_SYMBOL_IF_KUNIT(); needed should this become a module. */
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 KUNIT_DEFINE_ACTION_WRAPPER(socketat_put_net, put_net, struct net *);
 KUNIT_DEFINE_ACTION_WRAPPER(socketat_put_uts, put_uts_ns, struct uts_namespace *);

@@ -183,21 +183,82 @@ struct ns_kunit_child {
 	struct completion ready, release, exited;
 	struct task_struct *task;
 	struct pid_namespace *inner;
+	/* pidns get_parent of its own and of @inner, called by the child */
+	struct ns_common *own_parent, *inner_parent;
+	/*
+	 * With @unshare_pid: its pid_for_children, made by unshare, and the
+	 * grandchild forked into it, that namespace's init (its reaper).
+	 */
+	struct pid_namespace *for_children;
+	struct completion gc_ready, gc_release, gc_exited;
+	pid_t gc_pid;
+	int unshare_err;
+	bool unshare_pid;
 	unsigned long flags;
 	pid_t pid;
 };
+
+#ifdef CONFIG_PID_NS
+/*
+ * pidns get_parent of @ns as the child sees it, from inside its active pid
+ * namespace. Only the pointer is kept: the child drops the reference at
+ * once, and @ns's parent outlives the child's wait.
+ */
+static struct ns_common *ns_kunit_parent_seen_inside(struct ns_common *ns)
+{
+	struct ns_common *got = pidns_operations.get_parent(ns);
+
+	if (!IS_ERR_OR_NULL(got))
+		pidns_operations.put(got);
+	return got;
+}
+#endif
+
+static int ns_kunit_grandchild_fn(void *data)
+{
+	struct ns_kunit_child *c = data;
+
+	complete(&c->gc_ready);
+	wait_for_completion(&c->gc_release);
+	complete(&c->gc_exited);
+	do_exit(0);
+}
 
 static int ns_kunit_child_fn(void *data)
 {
 	struct ns_kunit_child *c = data;
 
 #ifdef CONFIG_PID_NS
-	if (c->flags & CLONE_NEWPID)
+	if (c->flags & CLONE_NEWPID) {
 		c->inner = copy_pid_ns(CLONE_NEWPID, current_user_ns(),
 				       task_active_pid_ns(current));
+		c->own_parent = ns_kunit_parent_seen_inside(&task_active_pid_ns(current)->ns);
+		if (!IS_ERR(c->inner))
+			c->inner_parent = ns_kunit_parent_seen_inside(&c->inner->ns);
+	}
+	if (c->unshare_pid) {
+		struct nsproxy *nsp = NULL;
+
+		/* unshare(CLONE_NEWPID): a new pid_for_children, same active ns */
+		c->unshare_err = unshare_nsproxy_namespaces(CLONE_NEWPID, &nsp, NULL,
+							    current->fs);
+		if (!c->unshare_err && nsp) {
+			c->for_children = nsp->pid_ns_for_children;
+			switch_task_namespaces(current, nsp);
+			/* Kthreadd's child too: reaped when it exits. */
+			c->gc_pid = user_mode_thread(ns_kunit_grandchild_fn, c,
+						     CLONE_PARENT | SIGCHLD);
+			if (c->gc_pid > 0)
+				wait_for_completion(&c->gc_ready);
+		}
+	}
 #endif
 	complete(&c->ready);
 	wait_for_completion(&c->release);
+	if (c->gc_pid > 0) {
+		complete(&c->gc_release);
+		wait_for_completion(&c->gc_exited);
+	}
 	/* The last access to @c: the case may free it from here on. */
 	complete(&c->exited);
 	do_exit(0);
@@ -218,9 +279,12 @@ static void ns_kunit_child_stop(void *data)
 	put_task_struct(c->task);
 }
 
-/* Fork a child with @cred (copied as its own) and @flags. */
+/*
+ * Fork a child with @cred (copied as its own) and @flags; with
+ * @unshare_pid it then unshares CLONE_NEWPID, as unshare(2) does.
+ */
 static struct ns_kunit_child *ns_kunit_child_start(struct kunit *test, struct cred *cred,
-						   unsigned long flags)
+						   unsigned long flags, bool unshare_pid)
 {
 	struct ns_kunit_child *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	const struct cred *old = NULL;
@@ -230,6 +294,10 @@ static struct ns_kunit_child *ns_kunit_child_start(struct kunit *test, struct cr
 	init_completion(&c->release);
 	init_completion(&c->exited);
 	c->flags = flags;
+	c->unshare_pid = unshare_pid;
+	init_completion(&c->gc_ready);
+	init_completion(&c->gc_release);
+	init_completion(&c->gc_exited);
 	if (cred)
 		old = override_creds(cred);
 	c->pid = user_mode_thread(ns_kunit_child_fn, c, flags | CLONE_PARENT | SIGCHLD);
@@ -291,14 +359,14 @@ static struct ns_kunit_target *ns_kunit_target(struct kunit *test)
 		revert_creds(old);
 		t->target = &t->user_cred->user_ns->ns;
 		/* userns_get() reads the objective cred: a task of its own. */
-		t->child = ns_kunit_child_start(test, t->user_cred, 0);
+		t->child = ns_kunit_child_start(test, t->user_cred, 0, false);
 		KUNIT_ASSERT_PTR_EQ(test, &task_cred_xxx(t->child->task, user_ns)->ns, t->target);
 		return t;
 	}
 #endif
 #ifdef CONFIG_PID_NS
 	case CLONE_NEWPID:
-		t->child = ns_kunit_child_start(test, t->owner_cred, CLONE_NEWPID);
+		t->child = ns_kunit_child_start(test, t->owner_cred, CLONE_NEWPID, false);
 		t->target = &task_active_pid_ns(t->child->task)->ns;
 		KUNIT_ASSERT_PTR_NE(test, t->target, &init_pid_ns.ns);
 		return t;
@@ -421,6 +489,102 @@ static void ns_entry_get_takes_one_reference(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base);
 }
 
+/* The entry called @name, or NULL if the configuration leaves it out. */
+static const struct proc_ns_operations *ns_kunit_entry_named(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ns_entries); i++)
+		if (!strcmp(ns_entries[i]->name, name))
+			return ns_entries[i];
+	return NULL;
+}
+
+/*
+ * pid and time have two entries: the namespace the task is in and the one
+ * its children will get (@pair[0] and @pair[1]). After unshare(2) of the
+ * type the two differ, and each entry's get must return its own: @want.
+ * The gets ran with the task in place; only the results are judged here.
+ */
+static void ns_kunit_expect_pair(struct kunit *test,
+				 const struct proc_ns_operations *const pair[2],
+				 struct ns_common *const got[2], struct ns_common *const want[2])
+{
+	int i;
+
+	KUNIT_EXPECT_PTR_NE(test, want[0], want[1]);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_PTR_EQ_MSG(test, got[i], want[i], "%s", pair[i]->name);
+		if (!IS_ERR_OR_NULL(got[i]))
+			pair[i]->put(got[i]);
+	}
+}
+
+/* Both entries of @name, or skip naming the option that leaves them out. */
+static void ns_kunit_pair(struct kunit *test, const char *name, const char *option,
+			  const struct proc_ns_operations *pair[2])
+{
+	char children[16];
+
+	snprintf(children, sizeof(children), "%s_for_children", name);
+	pair[0] = ns_kunit_entry_named(name);
+	pair[1] = ns_kunit_entry_named(children);
+	if (!pair[0] || !pair[1])
+		kunit_skip(test, "%s is not set", option);
+}
+
+/*
+ * /proc/<pid>/ns/pid is the task's active pid namespace, pid_for_children
+ * the one unshare(CLONE_NEWPID) made for its children (once its first
+ * child, the namespace's init, exists).
+ */
+static void pid_and_pid_for_children_get_their_own_namespace(struct kunit *test)
+{
+	const struct proc_ns_operations *pair[2];
+	struct ns_common *got[2] = {}, *want[2] = {};
+	struct ns_kunit_child *c;
+
+	ns_kunit_pair(test, "pid", "CONFIG_PID_NS", pair);
+	c = ns_kunit_child_start(test, NULL, 0, true);
+	KUNIT_ASSERT_EQ(test, c->unshare_err, 0);
+	KUNIT_ASSERT_NOT_NULL(test, c->for_children);
+	KUNIT_ASSERT_GT_MSG(test, c->gc_pid, 0, "fork into pid_for_children");
+	want[0] = &task_active_pid_ns(c->task)->ns;
+	want[1] = &c->for_children->ns;
+	got[0] = pair[0]->get(c->task);
+	got[1] = pair[1]->get(c->task);
+	ns_kunit_expect_pair(test, pair, got, want);
+}
+
+/*
+ * /proc/<pid>/ns/time is the task's time namespace, time_for_children the
+ * one unshare(CLONE_NEWTIME) made (the task enters it at its next exec).
+ */
+static void time_and_time_for_children_get_their_own_namespace(struct kunit *test)
+{
+	const struct proc_ns_operations *pair[2];
+	struct ns_common *got[2] = {}, *want[2] = {};
+	struct nsproxy *nsp = NULL, *old;
+	int err;
+
+	ns_kunit_pair(test, "time", "CONFIG_TIME_NS", pair);
+	err = unshare_nsproxy_namespaces(CLONE_NEWTIME, &nsp, NULL, current->fs);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_ASSERT_NOT_NULL(test, nsp);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_put_nsproxy, nsp));
+	want[0] = ns_kunit_nsproxy_ns(nsp, pair[0]);
+	want[1] = ns_kunit_nsproxy_ns(nsp, pair[1]);
+
+	old = current->nsproxy;
+	get_nsproxy(old);
+	get_nsproxy(nsp);
+	switch_task_namespaces(current, nsp);
+	got[0] = pair[0]->get(current);
+	got[1] = pair[1]->get(current);
+	switch_task_namespaces(current, old);
+	ns_kunit_expect_pair(test, pair, got, want);
+}
+
 /* put drops exactly one reference (and frees nothing still referenced). */
 static void ns_entry_put_drops_one_reference(struct kunit *test)
 {
@@ -511,6 +675,17 @@ static void ns_entry_get_parent(struct kunit *test)
 						     ns_kunit_init_pid_ns());
 	KUNIT_EXPECT_PTR_EQ(test, got, ERR_PTR(-EPERM));
 
+#ifdef CONFIG_PID_NS
+	if (ops->type == CLONE_NEWPID) {
+		/*
+		 * From inside the target: the inner namespace's parent is the
+		 * target, and the target's own parent is out of reach.
+		 */
+		KUNIT_EXPECT_PTR_EQ(test, t->child->inner_parent, parent);
+		KUNIT_EXPECT_PTR_EQ(test, t->child->own_parent, ERR_PTR(-EPERM));
+		KUNIT_EXPECT_EQ(test, ns_kunit_count(parent), base);
+	}
+#endif
 	if (ops->type == CLONE_NEWUSER) {
 		/* From inside the target, its parent is out of reach. */
 		const struct cred *old = override_creds(t->user_cred);
@@ -813,6 +988,8 @@ static struct kunit_case ns_ops_test_cases[] = {
 	KUNIT_CASE_PARAM(ns_entry_put_drops_one_reference, ns_entry_gen_params),
 	KUNIT_CASE_PARAM(ns_entry_owner_is_the_creating_user_ns, ns_entry_gen_params),
 	KUNIT_CASE_PARAM(ns_entry_get_parent, ns_entry_gen_params),
+	KUNIT_CASE(pid_and_pid_for_children_get_their_own_namespace),
+	KUNIT_CASE(time_and_time_for_children_get_their_own_namespace),
 	KUNIT_CASE_PARAM(ns_entry_install_takes_the_target, ns_entry_gen_params),
 	KUNIT_CASE_PARAM(ns_entry_install_needs_cap_over_owner, ns_entry_gen_params),
 	KUNIT_CASE_PARAM(ns_entry_install_needs_cap_in_caller_ns, ns_entry_gen_params),
