@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""The KUnit test objects nsfd wires into a tree, read from kunit/append/.
+"""The KUnit test objects nsfd wires into a tree, read from kunit/append/
+(the obj- lines and #includes; the Kconfig entries of kunit/insert/ build
+no object).
 
 usage: kunit-objects.py KUNIT_DIR
 

@@ -21,6 +21,9 @@
 #
 # usage: ci/make-series.sh
 set -euo pipefail
+# A failure inside $(...) must stop the script too (an empty MAINTAINERS
+# must never be mailed).
+shopt -s inherit_errexit
 rc=0
 top=$(cd "$(dirname "$0")/.." && pwd)
 src=$top/build/patched/src
@@ -38,7 +41,7 @@ command -v sparse >/dev/null || { echo "series: sparse is missing (apt-get insta
 # ci/series-wiring.py on the tree's own files (no context diff). Each is
 # a new commit with the original's message and author, tagged nsfd-mail.
 title="NSFD: NAMESPACE FILE DESCRIPTOR TESTS"
-sob=$(sed -n 's/^Signed-off-by: //p' "$top/kunit/commit-msg" | tail -n 1)
+sob=$(sed -n 's/^Signed-off-by: //p' "$top/selftests/nsfd/commit-msg" | tail -n 1)
 export NSFD_SECTION_HEAD="M:\t$sob\nL:\tlinux-kernel@vger.kernel.org\nS:\tMaintained"
 rewire() { # rewire COMMIT PARENT PATH CMD...: COMMIT's tree on PARENT, PATH piped through CMD
 	local c=$1 parent=$2 path=$3 blob tree; shift 3
@@ -52,25 +55,47 @@ rewire() { # rewire COMMIT PARENT PATH CMD...: COMMIT's tree on PARENT, PATH pip
 	GIT_AUTHOR_DATE=$(git -C "$src" log -1 --format=%aI "$c") GIT_COMMITTER_DATE=$(git -C "$src" log -1 --format=%cI "$c") \
 		git -C "$src" commit-tree "$tree" -p "$parent" -F <(git -C "$src" log -1 --format=%B "$c")
 }
-kfiles=$(cd "$top/kunit" && find . -path ./append -prune -o -type f ! -name commit-msg -printf '%P\n' | LC_ALL=C sort)
-k=$(rewire nsfd-tests~1 nsfd-series MAINTAINERS "$top/ci/series-wiring.py" maintainers "$title" $kfiles)
-t=$(rewire nsfd-tests "$k" MAINTAINERS "$top/ci/series-wiring.py" maintainers "$title" tools/testing/selftests/nsfd/)
-t=$(rewire "$t" "$k" tools/testing/selftests/Makefile "$top/ci/series-wiring.py" target nsfd)
+# Each test commit (one per kunit/patches line, then the selftests) adds
+# the files it creates to the section; the selftests' also the TARGETS line.
+t=nsfd-series
+for c in $(git -C "$src" rev-list --reverse nsfd-series..nsfd-tests); do
+	added=$(git -C "$src" diff --name-only --diff-filter=A "$c^" "$c" | LC_ALL=C sort)
+	if grep -q '^tools/testing/selftests/nsfd/' <<<"$added"; then
+		n=$(rewire "$c" "$t" MAINTAINERS "$top/ci/series-wiring.py" maintainers "$title" \
+			tools/testing/selftests/nsfd/)
+		n=$(rewire "$n" "$t" tools/testing/selftests/Makefile "$top/ci/series-wiring.py" target nsfd)
+	else
+		# shellcheck disable=SC2086  # one argument per file
+		n=$(rewire "$c" "$t" MAINTAINERS "$top/ci/series-wiring.py" maintainers "$title" $added)
+	fi
+	t=$n
+done
 git -C "$src" tag -f nsfd-mail "$t" >/dev/null
 
-rm -rf "$out"; mkdir -p "$out"
-git -C "$src" format-patch -q --cover-letter --thread=shallow -o "$out" nsfd-base..nsfd-mail
-
-# To: the networking and API lists; Cc: whatever get_maintainer.pl names for
-# the series, and the kselftest and KUnit lists.  Then emit it again with them.
+# netdev's tree for new features; NIPA reads the tree from the subject.
+prefix="PATCH net-next"
+# To: the networking and API lists, on every patch.  Cc: per patch, whom
+# get_maintainer.pl names for that patch, plus the KUnit list on a patch
+# that adds a KUnit suite; the cover letter is Cc'd to all of them.
 to=(netdev@vger.kernel.org linux-api@vger.kernel.org)
-mapfile -t cc < <( { (cd "$src" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
-	--no-rolestats "$out"/0*.patch 2>/dev/null | grep '@' || true)
-	echo linux-kselftest@vger.kernel.org; echo kunit-dev@googlegroups.com; } |
-	grep -vxF -e "${to[0]}" -e "${to[1]}" | awk '!seen[$0]++')
 rm -rf "$out"; mkdir -p "$out"
-git -C "$src" format-patch -q --cover-letter --thread=shallow -o "$out" \
-	"${to[@]/#/--to=}" "${cc[@]/#/--cc=}" nsfd-base..nsfd-mail
+git -C "$src" format-patch -q --cover-letter --thread=shallow --subject-prefix="$prefix" \
+	"${to[@]/#/--to=}" -o "$out" nsfd-base..nsfd-mail
+cc_of() { # cc_of PATCH: one address a line
+	{ (cd "$src" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
+		--no-rolestats "$1") | grep '@'
+	  if grep -q '^+.*struct kunit_suite' "$1"; then echo kunit-dev@googlegroups.com; fi; } |
+		grep -vxF -e "${to[0]}" -e "${to[1]}" | awk '!seen[$0]++'
+}
+for p in "$out"/0*.patch; do
+	[ "${p##*/}" = 0000-cover-letter.patch ] && continue
+	cc_of "$p" >"$p.cc"
+done
+cat "$out"/0*.patch.cc | awk '!seen[$0]++' >"$out/0000-cover-letter.patch.cc"
+for p in "$out"/0*.patch; do
+	python3 "$top/ci/series-wiring.py" cc "$p.cc" <"$p" >"$p.new"
+	mv "$p.new" "$p"; rm "$p.cc"
+done
 
 # The cover letter: @BASE@ names the tree the series applies to; its
 # "  N/M subject" lines must match the patches as emitted.
@@ -83,13 +108,18 @@ import glob, re, sys
 path, cover = sys.argv[1], open(sys.argv[2]).read().replace('@BASE@', sys.argv[3]).split('\n', 1)
 subject, body = cover[0].strip(), cover[1].strip('\n') if len(cover) > 1 else ''
 text = open(path).read()
-text = re.sub(r'\[PATCH 0/(\d+)\] \*\*\* SUBJECT HERE \*\*\*',
-              lambda m: re.sub(r'\[PATCH 0/\d+\]', '[PATCH 0/%s]' % m.group(1), subject), text)
+text = re.sub(r'\[(PATCH[^\]]*) 0/(\d+)\] \*\*\* SUBJECT HERE \*\*\*',
+              lambda m: re.sub(r'\[PATCH[^\]]* 0/\d+\]', '[%s 0/%s]' % m.groups(), subject),
+              text)
 text = text.replace('*** BLURB HERE ***', body)
+# As git format-patch --base would: last, before the signature.
+cut = text.rfind('\n-- \n')
+cut = cut + 1 if cut >= 0 else len(text)
+text = text[:cut] + 'base-commit: unknown\n' + ('\n' if cut < len(text) else '') + text[cut:]
 open(path, 'w').write(text)
 emitted = {}
 for p in sorted(glob.glob(sys.argv[4] + '/0*.patch'))[1:]:
-    m = re.search(r'^Subject: \[PATCH (\d+/\d+)\] (.*(?:\n .*)*)', open(p).read(), re.M)
+    m = re.search(r'^Subject: \[PATCH[^\]]* (\d+/\d+)\] (.*(?:\n .*)*)', open(p).read(), re.M)
     emitted[m.group(1)] = re.sub(r'\s+', ' ', m.group(2))
 listed = dict(re.findall(r'^  (\d+/\d+) (.*)$', body, re.M))
 bad = 0
@@ -186,6 +216,13 @@ for i in "${!commits[@]}"; do
 	# ENOSYS: the selftests must name it to skip where the syscall is absent.
 	cp_out=$(cd "$src" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --ignore ENOSYS "$p" 2>&1 || true)
 	cp_total=$(echo "$cp_out" | grep '^total:' || echo "checkpatch gave no total")
+	# As netdev's patchwork bot runs it: 80 columns, nothing ignored.
+	nipa=$(cd "$src" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --terse \
+		--max-line-length=80 "$p" 2>&1 || true)
+	long=$(grep -c 'exceeds 80 columns' <<<"$nipa" || true)
+	enosys=$(grep -c "ENOSYS means" <<<"$nipa" || true)
+	other=$(grep -E ': (ERROR|WARNING|CHECK):' <<<"$nipa" |
+		grep -vc 'exceeds 80 columns\|ENOSYS means' || true)
 	objs=$(objects_of "$c")
 	files=$(git -C "$wt" diff --name-only "$c^" "$c" -- '*.c' '*.h')
 	# Before the patch (an object that does not exist yet has no findings),
@@ -201,9 +238,15 @@ for i in "${!commits[@]}"; do
 	ng=$(echo "$new_b" | grep -c '\[-W' || true)
 	ns=$(echo "$new_b" | grep -vc '\[-W\|^$' || true)
 	nd=$(echo "$new_k" | grep -c . || true)
-	printf '%s\n  checkpatch: %s\n  W=1: %s new, sparse: %s new (%s)\n  kernel-doc: %s new (%s)\n' \
-		"$(basename "$p")" "${cp_total#total: }" "$ng" "$ns" "$(echo ${objs:-no kernel objects})" \
-		"$nd" "$(echo ${files:-no .c/.h})"
+	printf '%s\n  checkpatch: %s\n  netdev (80 columns, nothing ignored): %s over 80 columns, %s ENOSYS (a selftest naming the errno of a missing syscall), %s other\n  W=1: %s new, sparse: %s new (%s)\n  kernel-doc: %s new (%s)\n  Cc: %s\n' \
+		"$(basename "$p")" "${cp_total#total: }" "$long" "$enosys" "$other" \
+		"$ng" "$ns" "$(echo ${objs:-no kernel objects})" \
+		"$nd" "$(echo ${files:-no .c/.h})" \
+		"$(sed -n '/^Cc: /,/^[^ C]/p' "$p" | sed -e '/^[^ C]/d' -e 's/^Cc: //' -e 's/^ *//' | tr -d '\n' | sed 's/,/, /g')"
+	if [ "$long" != 0 ] || [ "$other" != 0 ]; then
+		rc=1; grep -E ': (ERROR|WARNING|CHECK):' <<<"$nipa" | grep -v 'ENOSYS means' |
+			head -n 10 | sed 's/^/    netdev: /' || true
+	fi
 	case $cp_total in "total: 0 errors, 0 warnings, 0 checks"*) ;;
 	*) rc=1; (cd "$src" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --ignore ENOSYS \
 		--terse "$p" 2>&1 | grep -v '^total:' | head -n 20 | sed 's/^/    /') || true ;; esac
@@ -266,7 +309,7 @@ for arch in $(abis | cut -f1 | uniq); do
 		[ "$a" = "$arch" ] || continue
 		cpp="gcc -undef -nostdinc -D__CHAR_BIT__=8 $defs -I $ho/usr/include"
 		got=$(printf '#include <asm/unistd.h>\nNR=__NR_socketat\n' |
-			$cpp -E -P -x c - 2>/dev/null | sed -n 's/^NR=//p')
+			$cpp -E -P -x c - 2>/dev/null | sed -n 's/^NR=//p' || true)
 		got=$( (( got )) 2>/dev/null && echo $((got)) || echo "undefined")
 		cs=$("$wt/scripts/checksyscalls.sh" $cpp 2>&1) && csrc=0 || csrc=$?
 		miss=$(grep -c 'syscall socketat not implemented' <<<"$cs" || true)

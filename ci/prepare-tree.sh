@@ -21,11 +21,15 @@
 # out with git, which rewrites only the files that differ: an unchanged
 # input leaves every mtime alone, so the kernel build stays incremental,
 # and a changed one gets the current time, so it is always rebuilt.
-# The tests are wired in by appending, never by a context diff, so that
-# they go into any tree from 6.1 on: each file kunit/append/PATH is
-# appended to the tree's PATH (Kconfig entries, obj- lines, the #include
-# of a test beside the static code it tests). The kselftests need no
-# wiring: the build names TARGETS=nsfd.
+# The tests are wired in without a context diff, so that they go into any
+# tree from 6.1 on: each file kunit/append/PATH is appended to the tree's
+# PATH (obj- lines, the #include of a test beside the static code it
+# tests, a Kconfig entry at the end of its file), and each kunit/insert/PATH
+# is inserted before the line of the tree's PATH that its first line names
+# ("before: LINE"; a Kconfig entry inside the menu or if-block it belongs
+# to). kunit/patches splits kunit/ into one commit per subsystem, as the
+# series mails them. The kselftests need no wiring: the build names
+# TARGETS=nsfd.
 # KERNEL_SRC is never written to.
 # Exit: 0 ready, 125 a patch does not apply, 2 usage or environment.
 set -euo pipefail
@@ -136,22 +140,60 @@ apply_series() {
 	echo "$key" >"$dest/.git/nsfd-series"
 }
 
-# lay_in PARENT DIR TREE_PREFIX: a commit on PARENT holding every file of
-# DIR at TREE_PREFIX, plus DIR/append/* appended to the tree's files;
-# DIR/commit-msg is its message. Prints the commit id.
+# in_paths F [PATH...]: F is one of PATH... (a file, or under a directory
+# given with a trailing /); true when no PATH is given.
+in_paths() {
+	local f=$1 p; shift
+	[ $# = 0 ] && return 0
+	for p; do
+		case $p in
+		*/) [[ $f == "$p"* ]] && return 0 ;;
+		*) [ "$f" = "$p" ] && return 0 ;;
+		esac
+	done
+	return 1
+}
+
+# sources DIR: the files of DIR laid in as they are (not the wiring, not a
+# commit message or kunit/patches), relative to DIR.
+sources() {
+	(cd "$1" && find . \( -path ./append -o -path ./insert \) -prune -o -type f \
+		! -name commit-msg ! -name '*.commit-msg' ! -path ./patches ! -name '*.o' \
+		-printf '%P\n' | LC_ALL=C sort)
+}
+
+# insert_before INSERT_FILE < TEXT: TEXT with INSERT_FILE's lines after the
+# first put before the first line equal to what follows "before: " in the
+# first. Exit 4 if TEXT has no such line, 3 if INSERT_FILE has no anchor.
+insert_before() {
+	awk -v ins="$1" 'BEGIN {
+		if ((getline l < ins) <= 0 || l !~ /^before: /) { bad = 3; exit 3 }
+		anchor = substr(l, 9)
+		while ((getline l < ins) > 0) body = body l "\n"
+	}
+	!done && $0 == anchor { printf "%s", body; done = 1 }
+	{ print }
+	END { if (bad) exit bad; if (!done) exit 4 }'
+}
+
+# lay_in PARENT DIR TREE_PREFIX MSG [PATH...]: a commit on PARENT holding
+# every file of DIR (those under PATH... only, when given) at TREE_PREFIX,
+# plus DIR/append/* appended to and DIR/insert/* inserted into the tree's
+# files; DIR/MSG is its message. Prints the commit id.
 lay_in() {
-	local parent=$1 dir=$top/$2 prefix=$3 f mode blob tree
+	local parent=$1 dir=$top/$2 prefix=$3 msg=$top/$2/$4 f mode blob tree rc; shift 4
 	export GIT_INDEX_FILE=$dest/.git/nsfd-lay-in.index
 	g read-tree "$parent"
 	while IFS= read -r f; do
+		in_paths "$f" "$@" || continue
 		mode=100644; [ -x "$dir/$f" ] && mode=100755
 		blob=$(g hash-object -w --no-filters "$dir/$f")
 		g update-index --add --cacheinfo "$mode,$blob,$prefix$f"
-	done < <(cd "$dir" && find . -path ./append -prune -o -type f ! -name commit-msg \
-		! -name '*.o' -printf '%P\n' | LC_ALL=C sort)
+	done < <(sources "$dir")
 	# DIR/append/PATH: appended to the tree's PATH.
 	if [ -d "$dir/append" ]; then
 		while IFS= read -r f; do
+			in_paths "$f" "$@" || continue
 			g cat-file -e "$parent:$f" 2>/dev/null ||
 				die 125 "$2/append/$f: this tree has no $f to append to"
 			blob=$( { g cat-file blob "$parent:$f"; cat "$dir/append/$f"; } |
@@ -159,15 +201,29 @@ lay_in() {
 			g update-index --cacheinfo "100644,$blob,$f"
 		done < <(cd "$dir/append" && find . -type f -printf '%P\n' | LC_ALL=C sort)
 	fi
+	# DIR/insert/PATH: inserted into the tree's PATH before its anchor line.
+	if [ -d "$dir/insert" ]; then
+		while IFS= read -r f; do
+			in_paths "$f" "$@" || continue
+			g cat-file -e "$parent:$f" 2>/dev/null ||
+				die 125 "$2/insert/$f: this tree has no $f to insert into"
+			rc=0
+			blob=$(g cat-file blob "$parent:$f" | insert_before "$dir/insert/$f" |
+				g hash-object -w --stdin --no-filters) || rc=$?
+			[ $rc = 0 ] || die 125 "$2/insert/$f: no line '$(sed -n '1s/^before: //p' \
+				"$dir/insert/$f")' in this tree's $f to insert before"
+			g update-index --cacheinfo "100644,$blob,$f"
+		done < <(cd "$dir/insert" && find . -type f -printf '%P\n' | LC_ALL=C sort)
+	fi
 	tree=$(g write-tree)
 	unset GIT_INDEX_FILE
 	# The author is who signed the message off; fixed dates: the same
 	# inputs give the same commit id.
 	local sob
-	sob=$(sed -n 's/^Signed-off-by: //p' "$dir/commit-msg" | tail -n 1)
+	sob=$(sed -n 's/^Signed-off-by: //p' "$msg" | tail -n 1)
 	GIT_AUTHOR_NAME=${sob% <*} GIT_AUTHOR_EMAIL=$(echo "$sob" | sed 's/.*<\(.*\)>.*/\1/') \
 	GIT_AUTHOR_DATE="2024-11-17T12:00:00Z" GIT_COMMITTER_DATE="2024-11-17T12:00:00Z" \
-		g commit-tree "$tree" -p "$parent" -F "$dir/commit-msg"
+		g commit-tree "$tree" -p "$parent" -F "$msg"
 }
 
 if [ -n "$ext" ]; then
@@ -176,8 +232,24 @@ else
 	unpack_tarball
 	apply_series
 fi
-kunit=$(lay_in nsfd-series kunit "")
-tests=$(lay_in "$kunit" selftests/nsfd tools/testing/selftests/nsfd/)
+# kunit/patches: one commit per line (MSG PATH...); every file of kunit/
+# in exactly one of them.
+kunit_patches() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$top/kunit/patches"; }
+while IFS= read -r f; do
+	n=0
+	while read -r msg paths; do
+		# shellcheck disable=SC2086  # PATH... is a list
+		in_paths "$f" $paths && n=$((n + 1))
+	done < <(kunit_patches)
+	[ $n = 1 ] || die 2 "kunit/$f is in $n of kunit/patches' patches, not one"
+done < <(sources "$top/kunit"; cd "$top/kunit" && find append insert -type f 2>/dev/null |
+	sed 's|^[a-z]*/||')
+kunit=nsfd-series
+while read -r msg paths; do
+	# shellcheck disable=SC2086
+	kunit=$(lay_in "$kunit" kunit "" "$msg" $paths)
+done < <(kunit_patches)
+tests=$(lay_in "$kunit" selftests/nsfd tools/testing/selftests/nsfd/ commit-msg)
 g checkout -q -f --detach "$tests"
 g tag -f nsfd-tests >/dev/null
 # make mutants: one one-line mutation of the kernel on top, left in the

@@ -8,6 +8,11 @@
   ci/series-wiring.py target NAME  < tools/testing/selftests/Makefile > ...'
       adds "TARGETS += NAME" where it sorts in the first block of TARGETS.
 
+  ci/series-wiring.py cc FILE  < PATCH > PATCH'
+      adds one Cc: header with the addresses of FILE (one a line) to the
+      mail headers of PATCH (git format-patch output), before its first
+      blank line; an empty FILE leaves PATCH as it is.
+
 No context diff: it works on any tree's MAINTAINERS and Makefile, so a
 rebase of the base tree does not break make series.
 """
@@ -66,9 +71,22 @@ def target(text, name):
     return '\n'.join(lines)
 
 
+def cc(text, addresses):
+    if not addresses:
+        return text
+    head, sep, body = text.partition('\n\n')
+    if not sep:
+        sys.exit('series-wiring: no end of the mail headers')
+    return head + '\nCc: ' + ',\n    '.join(addresses) + sep + body
+
+
 def main(argv):
     if len(argv) >= 3 and argv[1] == 'maintainers':
         sys.stdout.write(maintainers(sys.stdin.read(), argv[2], argv[3:]))
+    elif len(argv) == 3 and argv[1] == 'cc':
+        with open(argv[2]) as f:
+            addresses = [l.strip() for l in f if l.strip()]
+        sys.stdout.write(cc(sys.stdin.read(), addresses))
     elif len(argv) == 3 and argv[1] == 'target':
         sys.stdout.write(target(sys.stdin.read(), argv[2]))
     else:

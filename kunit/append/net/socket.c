@@ -1,0 +1,4 @@
+
+#ifdef CONFIG_SOCKETAT_KUNIT_TEST
+#include "socketat_kunit.c"
+#endif
