@@ -10,7 +10,10 @@
 # sources are always compiled, ci/cc-ccache).
 # The ccache builds compile as every kernel build does (ci/nsfd cc);
 # MEASURE_CC=ccache compiles through plain ccache instead (the setup
-# before ci/cc-ccache, for a before/after comparison).
+# before ci/cc-ccache). MEASURE_BEFORE=1 adds two builds after the four:
+# plainccache and plainccache-warm, the same two ccache builds through
+# plain ccache in a cache of their own, so that one run gives the ratios
+# before and after ci/cc-ccache against the same kunit.py build.
 #
 # usage: ci/measure-cold-build.sh [ARCH]   (after make run has prepared the tree)
 set -euo pipefail
@@ -30,15 +33,22 @@ python3 "$top/ci/merge-kunitconfig.py" "$work/nsfd.kunitconfig" \
 declare -A secs objs
 kcc=$("$top/ci/nsfd" cc "$arch" | sed -n 's/^CC=//p')
 [ -n "${MEASURE_CC:-}" ] && kcc="$MEASURE_CC ${CROSS_COMPILE}gcc"
-for which in kunit-default nsfd nsfd-ccache nsfd-warm; do
+builds=(kunit-default nsfd nsfd-ccache nsfd-warm)
+[ "${MEASURE_BEFORE:-0}" = 1 ] && builds+=(plainccache plainccache-warm)
+for which in "${builds[@]}"; do
 	cfg=$src/tools/testing/kunit/configs/default.config
 	[ $which != kunit-default ] && cfg=$work/nsfd.kunitconfig
 	cc=(); export CCACHE_DISABLE=1
-	if [ $which = nsfd-ccache ] || [ $which = nsfd-warm ]; then
+	case $which in
+	nsfd-ccache|nsfd-warm)
 		unset CCACHE_DISABLE
 		export CCACHE_DIR=$work/ccache CCACHE_DEPEND=1 CCACHE_BASEDIR=$work
-		cc=(--make_options "CC=$kcc")
-	fi
+		cc=(--make_options "CC=$kcc") ;;
+	plainccache*)
+		unset CCACHE_DISABLE
+		export CCACHE_DIR=$work/ccache-plain CCACHE_DEPEND=1 CCACHE_BASEDIR=$work
+		cc=(--make_options "CC=ccache ${CROSS_COMPILE}gcc") ;;
+	esac
 	# bash's time: wall, user and system seconds, for the cores kept busy.
 	TIMEFORMAT='%R %U %S'
 	{ time python3 "$src/tools/testing/kunit/kunit.py" build --arch="$LINUX_ARCH" "${cross[@]}" \
@@ -57,3 +67,9 @@ awk -v a="${secs[nsfd-ccache]}" -v b="${secs[nsfd]}" \
 	'BEGIN { printf "measure: filling an empty ccache: %.2fx the time of the build without it\n", a / b }'
 awk -v a="${secs[nsfd-warm]}" -v b="${secs[kunit-default]}" -v c="${secs[nsfd-ccache]}" \
 	'BEGIN { printf "measure: warm nsfd / kunit default: %.2fx; nsfd through an empty ccache / kunit default: %.2fx\n", a / b, c / b }'
+if [ "${MEASURE_BEFORE:-0}" = 1 ]; then
+	awk -v a="${secs[plainccache]}" -v w="${secs[plainccache-warm]}" -v b="${secs[kunit-default]}" \
+		-v c="${secs[nsfd-ccache]}" -v d="${secs[nsfd-warm]}" 'BEGIN {
+		printf "measure: before ci/cc-ccache (plain ccache) / kunit default: cold %.2fx, warm %.2fx\n", a / b, w / b
+		printf "measure: after (ci/cc-ccache) / kunit default: cold %.2fx, warm %.2fx\n", c / b, d / b }'
+fi
