@@ -90,17 +90,22 @@ static struct ns_common *nsproxy_ns(struct nsproxy *nsp, int type)
 }
 
 KUNIT_DEFINE_ACTION_WRAPPER(nsproxy_put_action, put_nsproxy, struct nsproxy *);
-KUNIT_DEFINE_ACTION_WRAPPER(nsproxy_put_cred_action, put_cred, const struct cred *);
-KUNIT_DEFINE_ACTION_WRAPPER(nsproxy_put_nsset_action, put_nsset, struct nsset *);
+KUNIT_DEFINE_ACTION_WRAPPER(nsproxy_put_cred_action, put_cred,
+			    const struct cred *);
+KUNIT_DEFINE_ACTION_WRAPPER(nsproxy_put_nsset_action, put_nsset,
+			    struct nsset *);
 
 /* prepare_nsset() into @nsset, undone by put_nsset() when the case ends. */
-static void nsproxy_prepare_nsset(struct kunit *test, int flags, struct nsset *nsset)
+static void nsproxy_prepare_nsset(struct kunit *test, int flags,
+				  struct nsset *nsset)
 {
 	KUNIT_ASSERT_EQ(test, prepare_nsset(flags, nsset), 0);
 	KUNIT_ASSERT_NOT_NULL(test, nsset->nsproxy);
 	KUNIT_ASSERT_NOT_NULL(test, nsset->cred);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, nsproxy_put_nsset_action,
-							   nsset));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test,
+						  nsproxy_put_nsset_action,
+						  nsset));
 }
 
 /*
@@ -117,17 +122,22 @@ static struct nsproxy *nsproxy_private(struct kunit *test, int type)
 	/* copy_mnt_ns() rerooted the copy, not the test task. */
 	free_fs_struct(fs);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, nsp);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, nsproxy_put_action, nsp));
-	KUNIT_ASSERT_PTR_NE(test, nsproxy_ns(nsp, type), nsproxy_ns(current->nsproxy, type));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, nsproxy_put_action,
+						  nsp));
+	KUNIT_ASSERT_PTR_NE(test, nsproxy_ns(nsp, type),
+			    nsproxy_ns(current->nsproxy, type));
 	return nsp;
 }
 
 /* Every namespace of @nsp but the one of @type is the test task's. */
-static void expect_only_type_differs(struct kunit *test, struct nsproxy *nsp, int type)
+static void expect_only_type_differs(struct kunit *test, struct nsproxy *nsp,
+				     int type)
 {
 	const struct nsproxy_case *c;
 
-	for (c = nsproxy_cases; c < nsproxy_cases + ARRAY_SIZE(nsproxy_cases); c++) {
+	for (c = nsproxy_cases; c < nsproxy_cases + ARRAY_SIZE(nsproxy_cases);
+	     c++) {
 		if (c->type == type)
 			continue;
 		KUNIT_EXPECT_PTR_EQ_MSG(test, nsproxy_ns(nsp, c->type),
@@ -212,7 +222,8 @@ static void install_switches_only_that_namespace(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base + c->refs);
 	expect_only_type_differs(test, nsset->nsproxy, c->type);
 	/* Nothing is committed before commit_nsset(). */
-	KUNIT_EXPECT_PTR_NE(test, nsproxy_ns(current->nsproxy, c->type), target);
+	KUNIT_EXPECT_PTR_NE(test, nsproxy_ns(current->nsproxy, c->type),
+			    target);
 
 	kunit_release_action(test, nsproxy_put_nsset_action, nsset);
 	KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base);
@@ -234,7 +245,9 @@ static void install_without_cap_sys_admin_is_eperm(struct kunit *test)
 	cred = prepare_creds();
 	KUNIT_ASSERT_NOT_NULL(test, cred);
 	cap_lower(cred->cap_effective, CAP_SYS_ADMIN);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, nsproxy_put_cred_action, cred));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, nsproxy_put_cred_action,
+						  cred));
 	old = override_creds(cred);
 	/* The nsset takes the caller's cred, as setns(2) would. */
 	nsproxy_prepare_nsset(test, c->type, nsset);
@@ -274,11 +287,13 @@ static void setns_mismatched_type_installs_nothing(struct kunit *test)
 	fd = open_related_ns(target, nsproxy_get_same);
 	KUNIT_ASSERT_GE(test, fd, 0);
 	base = refcount_read(&target->count);
-	for (other = nsproxy_cases; other < nsproxy_cases + ARRAY_SIZE(nsproxy_cases); other++) {
+	for (other = nsproxy_cases;
+	     other < nsproxy_cases + ARRAY_SIZE(nsproxy_cases); other++) {
 		if (other->type == c->type)
 			continue;
-		KUNIT_EXPECT_EQ_MSG(test, __do_sys_setns(fd, other->type), -EINVAL,
-				    "%s fd with CLONE_NEW* of %s", c->name, other->name);
+		KUNIT_EXPECT_EQ_MSG(test, __do_sys_setns(fd, other->type),
+				    -EINVAL, "%s fd with CLONE_NEW* of %s",
+				    c->name, other->name);
 		KUNIT_EXPECT_PTR_EQ(test, current->nsproxy, before);
 		KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base);
 	}
@@ -309,9 +324,12 @@ static void setns_matching_type_commits_only_that_namespace(struct kunit *test)
 	get_nsproxy(old);
 	KUNIT_ASSERT_EQ(test, __do_sys_setns(fd, c->type), 0);
 	KUNIT_EXPECT_PTR_NE(test, current->nsproxy, old);
-	KUNIT_EXPECT_PTR_EQ(test, nsproxy_ns(current->nsproxy, c->type), target);
+	KUNIT_EXPECT_PTR_EQ(test, nsproxy_ns(current->nsproxy, c->type),
+			    target);
 	KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base + c->refs);
-	/* The task's previous nsproxy is untouched, still holding the old one. */
+	/*
+	 * The task's previous nsproxy is untouched, still holding the old one.
+	 */
 	KUNIT_EXPECT_PTR_EQ(test, nsproxy_ns(old, c->type), before);
 
 	switch_task_namespaces(current, old);
@@ -324,18 +342,24 @@ static void check_setns_flags_rejects_zero_and_unknown_bits(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, check_setns_flags(0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, check_setns_flags(CLONE_VM), -EINVAL);
-	KUNIT_EXPECT_EQ(test, check_setns_flags(CLONE_NEWUTS | CLONE_VM), -EINVAL);
+	KUNIT_EXPECT_EQ(test, check_setns_flags(CLONE_NEWUTS | CLONE_VM),
+			-EINVAL);
 	/* Without CONFIG_USER_NS there is no user namespace to join. */
 	KUNIT_EXPECT_EQ(test, check_setns_flags(CLONE_NEWNS | CLONE_NEWUSER),
 			IS_ENABLED(CONFIG_USER_NS) ? 0 : -EINVAL);
 }
 
 static struct kunit_case nsproxy_test_cases[] = {
-	KUNIT_CASE_PARAM(get_takes_one_reference_put_drops_one, nsproxy_gen_params),
-	KUNIT_CASE_PARAM(install_switches_only_that_namespace, nsproxy_gen_params),
-	KUNIT_CASE_PARAM(install_without_cap_sys_admin_is_eperm, nsproxy_gen_params),
-	KUNIT_CASE_PARAM(setns_mismatched_type_installs_nothing, nsproxy_gen_params),
-	KUNIT_CASE_PARAM(setns_matching_type_commits_only_that_namespace, nsproxy_gen_params),
+	KUNIT_CASE_PARAM(get_takes_one_reference_put_drops_one,
+			 nsproxy_gen_params),
+	KUNIT_CASE_PARAM(install_switches_only_that_namespace,
+			 nsproxy_gen_params),
+	KUNIT_CASE_PARAM(install_without_cap_sys_admin_is_eperm,
+			 nsproxy_gen_params),
+	KUNIT_CASE_PARAM(setns_mismatched_type_installs_nothing,
+			 nsproxy_gen_params),
+	KUNIT_CASE_PARAM(setns_matching_type_commits_only_that_namespace,
+			 nsproxy_gen_params),
 	KUNIT_CASE(check_setns_flags_rejects_zero_and_unknown_bits),
 	{}
 };

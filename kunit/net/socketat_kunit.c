@@ -47,7 +47,8 @@
  */
 
 KUNIT_DEFINE_ACTION_WRAPPER(socketat_put_net, put_net, struct net *);
-KUNIT_DEFINE_ACTION_WRAPPER(socketat_put_uts, put_uts_ns, struct uts_namespace *);
+KUNIT_DEFINE_ACTION_WRAPPER(socketat_put_uts, put_uts_ns,
+			    struct uts_namespace *);
 KUNIT_DEFINE_ACTION_WRAPPER(socketat_put_cred, put_cred, const struct cred *);
 
 static int socketat_test_init(struct kunit *test)
@@ -68,7 +69,8 @@ static unsigned int socketat_net_count(struct net *net)
 }
 
 /* A new netns owned by @owner, put when the case ends. */
-static struct net *socketat_new_net(struct kunit *test, struct user_namespace *owner)
+static struct net *socketat_new_net(struct kunit *test,
+				    struct user_namespace *owner)
 {
 	struct net *net;
 
@@ -76,11 +78,15 @@ static struct net *socketat_new_net(struct kunit *test, struct user_namespace *o
 		kunit_skip(test, "CONFIG_NET_NS is not set");
 	net = copy_net_ns(CLONE_NEWNET, owner, &init_net);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, net);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, socketat_put_net, net), 0);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, socketat_put_net, net),
+			0);
 	return net;
 }
 
-/* An nsfs fd of @ns in the case's fd table (closed by its exit at the latest). */
+/*
+ * An nsfs fd of @ns in the case's fd table (closed by its exit at the latest).
+ */
 static int socketat_ns_fd(struct kunit *test, struct ns_common *ns)
 {
 	int fd = open_related_ns(ns, socketat_ns_get);
@@ -129,12 +135,14 @@ static struct net *socketat_sock_net(struct kunit *test, int fd)
  * A copy of the current creds as uid @uid (all four ids) with capabilities
  * @caps in every set but the inheritable and ambient ones (empty).
  */
-static const struct cred *socketat_cred(struct kunit *test, uid_t uid, kernel_cap_t caps)
+static const struct cred *socketat_cred(struct kunit *test, uid_t uid,
+					kernel_cap_t caps)
 {
 	struct cred *cred = prepare_creds();
 
 	KUNIT_ASSERT_NOT_NULL(test, cred);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, socketat_put_cred, cred), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, socketat_put_cred,
+							cred), 0);
 	cred->uid = KUIDT_INIT(uid);
 	cred->euid = cred->uid;
 	cred->suid = cred->uid;
@@ -154,8 +162,11 @@ static kernel_cap_t socketat_caps_but(int cap)
 	return caps;
 }
 
-/* __sys_socketat() under @cred; nothing may abort between override and revert. */
-static int socketat_as(const struct cred *cred, int nsfd, int family, int type, int protocol)
+/*
+ * __sys_socketat() under @cred; nothing may abort between override and revert.
+ */
+static int socketat_as(const struct cred *cred, int nsfd, int family, int type,
+		       int protocol)
 {
 	const struct cred *old = override_creds(cred);
 	int ret = __sys_socketat(nsfd, family, type, protocol);
@@ -215,7 +226,8 @@ static void socketat_nsswitch_release(void *data)
 }
 
 /* Actions outlive the case's stack: @*sp is allocated here. */
-static struct net *socketat_enter_private_net(struct kunit *test, struct socketat_nsswitch **sp)
+static struct net *socketat_enter_private_net(struct kunit *test,
+					      struct socketat_nsswitch **sp)
 {
 	struct socketat_nsswitch *s;
 	struct nsproxy *priv = NULL;
@@ -227,7 +239,10 @@ static struct net *socketat_enter_private_net(struct kunit *test, struct socketa
 	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	*sp = s;
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, socketat_nsswitch_release, s), 0);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test,
+						  socketat_nsswitch_release, s),
+			0);
 	err = unshare_nsproxy_namespaces(CLONE_NEWNET, &priv, NULL, NULL);
 	KUNIT_ASSERT_EQ(test, err, 0);
 	KUNIT_ASSERT_NOT_NULL(test, priv);
@@ -236,7 +251,9 @@ static struct net *socketat_enter_private_net(struct kunit *test, struct socketa
 	get_nsproxy(s->old);
 	s->switched = true;
 	switch_task_namespaces(current, priv);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, socketat_put_net, net), 0);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, socketat_put_net, net),
+			0);
 	KUNIT_ASSERT_PTR_EQ(test, current->nsproxy->net_ns, net);
 	KUNIT_ASSERT_PTR_NE(test, net, &init_net);
 	return net;
@@ -295,7 +312,8 @@ static void socketat_task_release(void *data)
 	put_pid(t->pid);
 }
 
-static struct socketat_task *socketat_start_task(struct kunit *test, struct nsproxy *nsp)
+static struct socketat_task *socketat_start_task(struct kunit *test,
+						 struct nsproxy *nsp)
 {
 	struct socketat_task *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 	struct task_struct *task;
@@ -311,17 +329,24 @@ static struct socketat_task *socketat_start_task(struct kunit *test, struct nspr
 	if (IS_ERR(task)) {
 		if (nsp)
 			put_nsproxy(nsp);
-		KUNIT_FAIL_AND_ABORT(test, "kthread_create: %ld", PTR_ERR(task));
+		KUNIT_FAIL_AND_ABORT(test, "kthread_create: %ld",
+				     PTR_ERR(task));
 	}
 	t->task = task;
 	t->pid = get_pid(task_pid(task));
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, socketat_task_release, t), 0);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, socketat_task_release,
+						  t), 0);
 	wake_up_process(task);
-	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&t->switched, 10 * HZ), 0UL);
+	KUNIT_ASSERT_GT(test,
+			wait_for_completion_timeout(&t->switched, 10 * HZ),
+			0UL);
 	return t;
 }
 
-/* A task in a private netns of its own; that netns, with a reference of ours. */
+/*
+ * A task in a private netns of its own; that netns, with a reference of ours.
+ */
 static struct socketat_task *socketat_task_in_private_net(struct kunit *test,
 							  struct net **net)
 {
@@ -330,7 +355,8 @@ static struct socketat_task *socketat_task_in_private_net(struct kunit *test,
 
 	if (!IS_ENABLED(CONFIG_NET_NS))
 		kunit_skip(test, "CONFIG_NET_NS is not set");
-	KUNIT_ASSERT_EQ(test, unshare_nsproxy_namespaces(CLONE_NEWNET, &nsp, NULL, NULL), 0);
+	KUNIT_ASSERT_EQ(test, unshare_nsproxy_namespaces(CLONE_NEWNET, &nsp,
+							 NULL, NULL), 0);
 	KUNIT_ASSERT_NOT_NULL(test, nsp);
 	*net = get_net(nsp->net_ns);
 	if (kunit_add_action_or_reset(test, socketat_put_net, *net)) {
@@ -375,7 +401,10 @@ static void socketat_count_rises_by_one_per_socket(struct kunit *test)
 	close_fd(nsfd);
 }
 
-/* EBADF, EINVAL and socket(2)'s own errors, judged in the target: no reference kept. */
+/*
+ * EBADF, EINVAL and socket(2)'s own errors, judged in the target: no reference
+ * kept.
+ */
 static void socketat_errors_leave_count_alone(struct kunit *test)
 {
 	struct net *net = socketat_new_net(test, &init_user_ns);
@@ -387,7 +416,9 @@ static void socketat_errors_leave_count_alone(struct kunit *test)
 		kunit_skip(test, "CONFIG_UTS_NS is not set");
 	uts = copy_utsname(CLONE_NEWUTS, &init_user_ns, &init_uts_ns);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, uts);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, socketat_put_uts, uts), 0);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, socketat_put_uts, uts),
+			0);
 	utsfd = socketat_ns_fd(test, &uts->ns);
 	sockfd = __sys_socket(AF_UNIX, SOCK_DGRAM, 0);
 	KUNIT_ASSERT_GE(test, sockfd, 0);
@@ -396,17 +427,28 @@ static void socketat_errors_leave_count_alone(struct kunit *test)
 	socketat_close_sync(test, closed);
 	base = socketat_net_count(net);
 
-	KUNIT_EXPECT_EQ(test, __sys_socketat(nsfd, AF_MAX, SOCK_DGRAM, 0), -EAFNOSUPPORT);
-	KUNIT_EXPECT_EQ(test, __sys_socketat(nsfd, -1, SOCK_DGRAM, 0), -EAFNOSUPPORT);
-	KUNIT_EXPECT_EQ(test, __sys_socketat(nsfd, AF_UNIX, SOCK_DGRAM | 0x100000, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, __sys_socketat(nsfd, AF_UNIX, SOCK_MAX, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, __sys_socketat(nsfd, AF_UNIX, SOCK_DGRAM, PF_UNIX + 1),
+	KUNIT_EXPECT_EQ(test, __sys_socketat(nsfd, AF_MAX, SOCK_DGRAM, 0),
+			-EAFNOSUPPORT);
+	KUNIT_EXPECT_EQ(test, __sys_socketat(nsfd, -1, SOCK_DGRAM, 0),
+			-EAFNOSUPPORT);
+	KUNIT_EXPECT_EQ(test,
+			__sys_socketat(nsfd, AF_UNIX, SOCK_DGRAM | 0x100000, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, __sys_socketat(nsfd, AF_UNIX, SOCK_MAX, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			__sys_socketat(nsfd, AF_UNIX, SOCK_DGRAM, PF_UNIX + 1),
 			-EPROTONOSUPPORT);
-	KUNIT_EXPECT_EQ(test, __sys_socketat(nsfd, AF_UNIX, SOCK_RDM, 0), -ESOCKTNOSUPPORT);
-	KUNIT_EXPECT_EQ(test, __sys_socketat(utsfd, AF_UNIX, SOCK_DGRAM, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, __sys_socketat(sockfd, AF_UNIX, SOCK_DGRAM, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, __sys_socketat(closed, AF_UNIX, SOCK_DGRAM, 0), -EBADF);
-	KUNIT_EXPECT_EQ(test, __sys_socketat(-2, AF_UNIX, SOCK_DGRAM, 0), -EBADF);
+	KUNIT_EXPECT_EQ(test, __sys_socketat(nsfd, AF_UNIX, SOCK_RDM, 0),
+			-ESOCKTNOSUPPORT);
+	KUNIT_EXPECT_EQ(test, __sys_socketat(utsfd, AF_UNIX, SOCK_DGRAM, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, __sys_socketat(sockfd, AF_UNIX, SOCK_DGRAM, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, __sys_socketat(closed, AF_UNIX, SOCK_DGRAM, 0),
+			-EBADF);
+	KUNIT_EXPECT_EQ(test, __sys_socketat(-2, AF_UNIX, SOCK_DGRAM, 0),
+			-EBADF);
 	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
 
 	close_fd(sockfd);
@@ -471,10 +513,15 @@ static void socketat_other_net_needs_cap_sys_admin(struct kunit *test)
 	nobody = socketat_cred(test, 1000, CAP_EMPTY_SET);
 
 	KUNIT_ASSERT_PTR_NE(test, current->nsproxy->net_ns, net);
-	KUNIT_EXPECT_EQ(test, socketat_as(no_sys_admin, nsfd, AF_UNIX, SOCK_DGRAM, 0), -EPERM);
-	KUNIT_EXPECT_EQ(test, socketat_as(nobody, nsfd, AF_UNIX, SOCK_DGRAM, 0), -EPERM);
+	KUNIT_EXPECT_EQ(test,
+			socketat_as(no_sys_admin, nsfd, AF_UNIX, SOCK_DGRAM, 0),
+			-EPERM);
+	KUNIT_EXPECT_EQ(test, socketat_as(nobody, nsfd, AF_UNIX, SOCK_DGRAM, 0),
+			-EPERM);
 	/* EPERM comes before socket(2)'s own errors. */
-	KUNIT_EXPECT_EQ(test, socketat_as(no_sys_admin, nsfd, AF_MAX, SOCK_DGRAM, 0), -EPERM);
+	KUNIT_EXPECT_EQ(test,
+			socketat_as(no_sys_admin, nsfd, AF_MAX, SOCK_DGRAM, 0),
+			-EPERM);
 	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
 
 	fd = socketat_as(no_net_admin, nsfd, AF_UNIX, SOCK_DGRAM, 0);
@@ -607,7 +654,8 @@ static void socketat_pidfd_reaches_the_tasks_net(struct kunit *test)
 {
 	struct net *net;
 	struct socketat_task *t = socketat_task_in_private_net(test, &net);
-	const struct cred *no_sys_admin = socketat_cred(test, 0, socketat_caps_but(CAP_SYS_ADMIN));
+	const struct cred *no_sys_admin =
+		socketat_cred(test, 0, socketat_caps_but(CAP_SYS_ADMIN));
 	const struct cred *nobody = socketat_cred(test, 1000, CAP_EMPTY_SET);
 	int pidfd = socketat_pidfd(test, t->pid), fd;
 	unsigned int base = socketat_net_count(net);
@@ -619,8 +667,11 @@ static void socketat_pidfd_reaches_the_tasks_net(struct kunit *test)
 	socketat_close_sync(test, fd);
 	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
 
-	KUNIT_EXPECT_EQ(test, socketat_as(no_sys_admin, pidfd, AF_UNIX, SOCK_DGRAM, 0), -EPERM);
-	KUNIT_EXPECT_EQ(test, socketat_as(nobody, pidfd, AF_UNIX, SOCK_DGRAM, 0), -EPERM);
+	KUNIT_EXPECT_EQ(test, socketat_as(no_sys_admin, pidfd, AF_UNIX,
+					  SOCK_DGRAM, 0), -EPERM);
+	KUNIT_EXPECT_EQ(test,
+			socketat_as(nobody, pidfd, AF_UNIX, SOCK_DGRAM, 0),
+			-EPERM);
 	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
 	close_fd(pidfd);
 }
@@ -647,8 +698,11 @@ static void socketat_pidfd_ptrace_check_in_own_net(struct kunit *test)
 	self = socketat_pidfd(test, task_tgid(current));
 	base = socketat_net_count(net);
 
-	KUNIT_EXPECT_EQ(test, socketat_as(nobody, pidfd, AF_UNIX, SOCK_DGRAM, 0), -EPERM);
-	KUNIT_EXPECT_EQ(test, socketat_as(nobody, pidfd, AF_MAX, SOCK_DGRAM, 0), -EPERM);
+	KUNIT_EXPECT_EQ(test,
+			socketat_as(nobody, pidfd, AF_UNIX, SOCK_DGRAM, 0),
+			-EPERM);
+	KUNIT_EXPECT_EQ(test, socketat_as(nobody, pidfd, AF_MAX, SOCK_DGRAM, 0),
+			-EPERM);
 	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
 	fd = socketat_as(nobody, self, AF_UNIX, SOCK_DGRAM, 0);
 	KUNIT_ASSERT_GE(test, fd, 0);
@@ -678,8 +732,11 @@ static void socketat_pidfd_of_exited_task_is_esrch(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, pid_has_task(t->pid, PIDTYPE_PID));
 	base = socketat_net_count(net);
 
-	KUNIT_EXPECT_EQ(test, __sys_socketat(pidfd, AF_UNIX, SOCK_DGRAM, 0), -ESRCH);
-	KUNIT_EXPECT_EQ(test, socketat_as(nobody, pidfd, AF_UNIX, SOCK_DGRAM, 0), -ESRCH);
+	KUNIT_EXPECT_EQ(test, __sys_socketat(pidfd, AF_UNIX, SOCK_DGRAM, 0),
+			-ESRCH);
+	KUNIT_EXPECT_EQ(test,
+			socketat_as(nobody, pidfd, AF_UNIX, SOCK_DGRAM, 0),
+			-ESRCH);
 	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
 	close_fd(pidfd);
 }
@@ -696,7 +753,9 @@ static void socketat_emfile_leaves_count_alone(struct kunit *test)
 	unsigned int base = socketat_net_count(net);
 	unsigned long cur;
 
-	/* The kthread's signal_struct is its own: no one else sees this limit. */
+	/*
+	 * The kthread's signal_struct is its own: no one else sees this limit.
+	 */
 	task_lock(current->group_leader);
 	cur = rlim->rlim_cur;
 	rlim->rlim_cur = 0;

@@ -64,9 +64,10 @@ FIXTURE_TEARDOWN(link)
  * A link kind the kernel lacks is EOPNOTSUPP from rtnl_newlink() (no
  * rtnl_link_ops, no module to load in the guest): SKIP naming the option.
  */
-#define REQUIRE_KIND(err, option) do {						\
-	if ((err) == -EOPNOTSUPP)						\
-		SKIP(NSFD_SKIP_OUT, "%s is off (RTM_NEWLINK: EOPNOTSUPP)", option);	\
+#define REQUIRE_KIND(err, option) do {					\
+	if ((err) == -EOPNOTSUPP)					\
+		SKIP(NSFD_SKIP_OUT,					\
+		     "%s is off (RTM_NEWLINK: EOPNOTSUPP)", option);	\
 } while (0)
 
 /* if_nametoindex() run inside the netns of @nsfd. */
@@ -86,7 +87,8 @@ static unsigned int index_inside(int nsfd, const char *name)
 	return ifindex;
 }
 
-static int add_dummy(struct __test_metadata *_metadata, int nl, const char *name)
+static int add_dummy(struct __test_metadata *_metadata, int nl,
+		     const char *name)
 {
 	int err = nsfd_link_add(nl, name, "dummy", -1, NULL, -1), ifindex;
 
@@ -100,8 +102,8 @@ static int add_dummy(struct __test_metadata *_metadata, int nl, const char *name
 	return ifindex;
 }
 
-static void assert_moved(struct __test_metadata *_metadata, FIXTURE_DATA(link) * self,
-			 const char *name)
+static void assert_moved(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(link) * self, const char *name)
 {
 	EXPECT_EQ(nsfd_link_index(self->nl, name), -ENODEV);
 	EXPECT_EQ(if_nametoindex(name), 0U);
@@ -115,7 +117,8 @@ TEST_F(link, dummy_moved_by_setlink_appears_there_and_leaves_here)
 
 	REQUIRE_KIND(ifindex, "CONFIG_DUMMY");
 
-	ASSERT_EQ(nsfd_link_set_netns(self->nl, RTM_SETLINK, ifindex, self->there), 0);
+	ASSERT_EQ(nsfd_link_set_netns(self->nl, RTM_SETLINK, ifindex,
+				      self->there), 0);
 	assert_moved(_metadata, self, "nsfd-dummy0");
 }
 
@@ -126,13 +129,15 @@ TEST_F(link, dummy_moved_by_newlink_on_existing_link)
 
 	REQUIRE_KIND(ifindex, "CONFIG_DUMMY");
 
-	ASSERT_EQ(nsfd_link_set_netns(self->nl, RTM_NEWLINK, ifindex, self->there), 0);
+	ASSERT_EQ(nsfd_link_set_netns(self->nl, RTM_NEWLINK, ifindex,
+				      self->there), 0);
 	assert_moved(_metadata, self, "nsfd-dummy0");
 }
 
 TEST_F(link, dummy_created_in_netns_by_fd)
 {
-	int err = nsfd_link_add(self->nl, "nsfd-dummy1", "dummy", self->there, NULL, -1);
+	int err = nsfd_link_add(self->nl, "nsfd-dummy1", "dummy", self->there,
+				NULL, -1);
 
 	REQUIRE_KIND(err, "CONFIG_DUMMY");
 	ASSERT_EQ(err, 0);
@@ -141,7 +146,8 @@ TEST_F(link, dummy_created_in_netns_by_fd)
 
 TEST_F(link, veth_peer_created_in_netns_by_fd)
 {
-	int err = nsfd_link_add(self->nl, "nsfd-va", "veth", -1, "nsfd-vb", self->there);
+	int err = nsfd_link_add(self->nl, "nsfd-va", "veth", -1, "nsfd-vb",
+				self->there);
 
 	REQUIRE_KIND(err, "CONFIG_VETH");
 	ASSERT_EQ(err, 0) {
@@ -161,14 +167,16 @@ TEST_F(link, veth_peer_created_in_netns_by_fd)
  * RTM_NEWLINK's peer IFLA_NET_NS_FD. Not self->there: nl_there pins it.
  */
 static void assert_netns_dies_after_request(struct __test_metadata *_metadata,
-					    FIXTURE_DATA(link) * self, bool move)
+					    FIXTURE_DATA(link) * self,
+					    bool move)
 {
 	int mon = nsfd_nl_open(RTMGRP_LINK), target, peer, ifindex, err;
 
 	ASSERT_GE(mon, 0);
 	target = nsfd_detached_ns(CLONE_NEWNET, "net", "net");
 	ASSERT_GE(target, 0);
-	err = nsfd_link_add(self->nl, "nsfd-rel0", "veth", -1, "nsfd-rel1", move ? -1 : target);
+	err = nsfd_link_add(self->nl, "nsfd-rel0", "veth", -1, "nsfd-rel1",
+			    move ? -1 : target);
 	REQUIRE_KIND(err, "CONFIG_VETH");
 	ASSERT_EQ(err, 0);
 	ifindex = nsfd_link_index(self->nl, "nsfd-rel0");
@@ -176,7 +184,8 @@ static void assert_netns_dies_after_request(struct __test_metadata *_metadata,
 	if (move) {
 		peer = nsfd_link_index(self->nl, "nsfd-rel1");
 		ASSERT_GT(peer, 0);
-		ASSERT_EQ(nsfd_link_set_netns(self->nl, RTM_SETLINK, peer, target), 0);
+		ASSERT_EQ(nsfd_link_set_netns(self->nl, RTM_SETLINK, peer,
+					      target), 0);
 	}
 	ASSERT_GT(index_inside(target, "nsfd-rel1"), 0U);
 	close(target);
@@ -206,9 +215,11 @@ TEST_F(link, uts_fd_is_einval)
 	REQUIRE_KIND(ifindex, "CONFIG_DUMMY");
 
 	ASSERT_GE(uts, 0);
-	EXPECT_EQ(nsfd_link_set_netns(self->nl, RTM_SETLINK, ifindex, uts), -EINVAL);
+	EXPECT_EQ(nsfd_link_set_netns(self->nl, RTM_SETLINK, ifindex, uts),
+		  -EINVAL);
 	EXPECT_EQ(nsfd_link_index(self->nl, "nsfd-dummy0"), ifindex);
-	EXPECT_EQ(nsfd_link_add(self->nl, "nsfd-dummy1", "dummy", uts, NULL, -1), -EINVAL);
+	EXPECT_EQ(nsfd_link_add(self->nl, "nsfd-dummy1", "dummy", uts, NULL,
+				-1), -EINVAL);
 	EXPECT_EQ(nsfd_link_index(self->nl, "nsfd-dummy1"), -ENODEV);
 	EXPECT_EQ(nsfd_link_index(self->nl_there, "nsfd-dummy1"), -ENODEV);
 	close(uts);
@@ -236,7 +247,8 @@ TEST_F(link, regular_file_is_einval)
 	REQUIRE_KIND(ifindex, "CONFIG_DUMMY");
 
 	ASSERT_GE(fd, 0);
-	EXPECT_EQ(nsfd_link_set_netns(self->nl, RTM_SETLINK, ifindex, fd), -EINVAL);
+	EXPECT_EQ(nsfd_link_set_netns(self->nl, RTM_SETLINK, ifindex, fd),
+		  -EINVAL);
 	EXPECT_EQ(nsfd_link_index(self->nl, "nsfd-dummy0"), ifindex);
 	close(fd);
 }
@@ -250,8 +262,10 @@ TEST_F(link, closed_fd_is_ebadf)
 
 	ASSERT_GE(fd, 0);
 	close(fd);
-	EXPECT_EQ(nsfd_link_set_netns(self->nl, RTM_SETLINK, ifindex, fd), -EBADF);
-	EXPECT_EQ(nsfd_link_add(self->nl, "nsfd-dummy1", "dummy", fd, NULL, -1), -EBADF);
+	EXPECT_EQ(nsfd_link_set_netns(self->nl, RTM_SETLINK, ifindex, fd),
+		  -EBADF);
+	EXPECT_EQ(nsfd_link_add(self->nl, "nsfd-dummy1", "dummy", fd, NULL, -1),
+		  -EBADF);
 	EXPECT_EQ(nsfd_link_index(self->nl, "nsfd-dummy0"), ifindex);
 }
 
@@ -267,7 +281,8 @@ static int become_unprivileged_netns_owner(struct __test_metadata *_metadata)
 	ASSERT_EQ(nsfd_become_nobody(), 0);
 	err = nsfd_unshare_userns(CLONE_NEWNET);
 	ASSERT_EQ(err, 0) {
-		TH_LOG("unshare(CLONE_NEWUSER|CLONE_NEWNET) as uid 65534: %s", strerror(-err));
+		TH_LOG("unshare(CLONE_NEWUSER|CLONE_NEWNET) as uid 65534: %s",
+		       strerror(-err));
 	}
 	nl = nsfd_nl_open(0);
 	ASSERT_GE(nl, 0);
@@ -282,7 +297,8 @@ TEST_F(link, unprivileged_move_into_root_owned_netns_is_eperm)
 	nl = become_unprivileged_netns_owner(_metadata);
 	ifindex = add_dummy(_metadata, nl, "nsfd-mine");
 	REQUIRE_KIND(ifindex, "CONFIG_DUMMY");
-	EXPECT_EQ(nsfd_link_set_netns(nl, RTM_SETLINK, ifindex, self->there), -EPERM);
+	EXPECT_EQ(nsfd_link_set_netns(nl, RTM_SETLINK, ifindex, self->there),
+		  -EPERM);
 	EXPECT_EQ(nsfd_link_index(nl, "nsfd-mine"), ifindex);
 	EXPECT_EQ(nsfd_link_index(self->nl_there, "nsfd-mine"), -ENODEV);
 	close(nl);
@@ -294,7 +310,8 @@ TEST_F(link, unprivileged_create_in_root_owned_netns_is_eperm)
 
 	NSFD_REQUIRE_USERNS(true);
 	nl = become_unprivileged_netns_owner(_metadata);
-	EXPECT_EQ(nsfd_link_add(nl, "nsfd-mine", "dummy", self->there, NULL, -1), -EPERM);
+	EXPECT_EQ(nsfd_link_add(nl, "nsfd-mine", "dummy", self->there, NULL,
+				-1), -EPERM);
 	EXPECT_EQ(nsfd_link_index(nl, "nsfd-mine"), -ENODEV);
 	EXPECT_EQ(nsfd_link_index(self->nl_there, "nsfd-mine"), -ENODEV);
 	close(nl);
@@ -350,7 +367,8 @@ TEST_F(link, unprivileged_veth_peer_into_root_owned_netns_is_eperm)
 		ASSERT_GT(peer, 0) {
 			TH_LOG("RTM_NEWLINK succeeded but no peer in the target netns");
 		}
-		snprintf(_metadata->results->reason, sizeof(_metadata->results->reason),
+		snprintf(_metadata->results->reason,
+			 sizeof(_metadata->results->reason),
 			 "the kernel lacks %s: an unprivileged veth peer landed in a root-owned netns",
 			 VETH_PEER_FIX);
 		TH_LOG("XFAIL: %s", _metadata->results->reason);

@@ -89,44 +89,54 @@ enum {
  */
 static const struct nsfd_ns nsfd_ns_entries[NSFD_NS_COUNT] = {
 	[NSFD_NS_cgroup] = {
-		.name = "cgroup", .real_name = "cgroup", .type = CLONE_NEWCGROUP,
-		.config = "CONFIG_CGROUPS", .changes = "cgroup", .has_parent = false,
+		.name = "cgroup", .real_name = "cgroup",
+		.type = CLONE_NEWCGROUP, .config = "CONFIG_CGROUPS",
+		.changes = "cgroup", .has_parent = false,
 	},
 	[NSFD_NS_ipc] = {
-		.name = "ipc", .real_name = "ipc", .type = CLONE_NEWIPC,
-		.config = "CONFIG_IPC_NS", .changes = "ipc", .has_parent = false,
+		.name = "ipc", .real_name = "ipc",
+		.type = CLONE_NEWIPC, .config = "CONFIG_IPC_NS",
+		.changes = "ipc", .has_parent = false,
 	},
 	[NSFD_NS_mnt] = {
-		.name = "mnt", .real_name = "mnt", .type = CLONE_NEWNS,
-		.config = NULL, .changes = "mnt", .has_parent = false,
+		.name = "mnt", .real_name = "mnt",
+		.type = CLONE_NEWNS, .config = NULL,
+		.changes = "mnt", .has_parent = false,
 	},
 	[NSFD_NS_net] = {
-		.name = "net", .real_name = "net", .type = CLONE_NEWNET,
-		.config = "CONFIG_NET_NS", .changes = "net", .has_parent = false,
+		.name = "net", .real_name = "net",
+		.type = CLONE_NEWNET, .config = "CONFIG_NET_NS",
+		.changes = "net", .has_parent = false,
 	},
 	[NSFD_NS_pid] = {
-		.name = "pid", .real_name = "pid", .type = CLONE_NEWPID,
-		.config = "CONFIG_PID_NS", .changes = "pid_for_children", .has_parent = true,
+		.name = "pid", .real_name = "pid",
+		.type = CLONE_NEWPID, .config = "CONFIG_PID_NS",
+		.changes = "pid_for_children", .has_parent = true,
 	},
 	[NSFD_NS_pid_for_children] = {
-		.name = "pid_for_children", .real_name = "pid", .type = CLONE_NEWPID,
-		.config = "CONFIG_PID_NS", .changes = "pid_for_children", .has_parent = true,
+		.name = "pid_for_children", .real_name = "pid",
+		.type = CLONE_NEWPID, .config = "CONFIG_PID_NS",
+		.changes = "pid_for_children", .has_parent = true,
 	},
 	[NSFD_NS_time] = {
-		.name = "time", .real_name = "time", .type = CLONE_NEWTIME,
-		.config = "CONFIG_TIME_NS", .changes = "time_for_children", .has_parent = false,
+		.name = "time", .real_name = "time",
+		.type = CLONE_NEWTIME, .config = "CONFIG_TIME_NS",
+		.changes = "time_for_children", .has_parent = false,
 	},
 	[NSFD_NS_time_for_children] = {
-		.name = "time_for_children", .real_name = "time", .type = CLONE_NEWTIME,
-		.config = "CONFIG_TIME_NS", .changes = "time_for_children", .has_parent = false,
+		.name = "time_for_children", .real_name = "time",
+		.type = CLONE_NEWTIME, .config = "CONFIG_TIME_NS",
+		.changes = "time_for_children", .has_parent = false,
 	},
 	[NSFD_NS_user] = {
-		.name = "user", .real_name = "user", .type = CLONE_NEWUSER,
-		.config = "CONFIG_USER_NS", .changes = "user", .has_parent = true,
+		.name = "user", .real_name = "user",
+		.type = CLONE_NEWUSER, .config = "CONFIG_USER_NS",
+		.changes = "user", .has_parent = true,
 	},
 	[NSFD_NS_uts] = {
-		.name = "uts", .real_name = "uts", .type = CLONE_NEWUTS,
-		.config = "CONFIG_UTS_NS", .changes = "uts", .has_parent = false,
+		.name = "uts", .real_name = "uts",
+		.type = CLONE_NEWUTS, .config = "CONFIG_UTS_NS",
+		.changes = "uts", .has_parent = false,
 	},
 };
 
@@ -162,7 +172,8 @@ static inline int nsfd_open_ns(pid_t pid, const char *name)
 }
 
 /* readlink of /proc/<pid>/ns/<name> into buf, NUL-terminated. */
-static inline int nsfd_ns_link(pid_t pid, const char *name, char *buf, size_t size)
+static inline int nsfd_ns_link(pid_t pid, const char *name, char *buf,
+			       size_t size)
 {
 	char path[64];
 	ssize_t n;
@@ -201,7 +212,8 @@ static inline ino_t nsfd_self_ino(const char *name)
  * one, unshare, open the new one (@entry), setns back. For net, uts, ipc,
  * mnt, cgroup, and time with @entry "time_for_children".
  */
-static inline int nsfd_detached_ns(int type, const char *name, const char *entry)
+static inline int nsfd_detached_ns(int type, const char *name,
+				   const char *entry)
 {
 	int orig, fd, err;
 
@@ -262,7 +274,8 @@ static inline bool nsfd_unpriv_userns_allowed(void)
 {
 	char buf[16];
 
-	if (nsfd_read_file("/proc/sys/kernel/unprivileged_userns_clone", buf, sizeof(buf)))
+	if (nsfd_read_file("/proc/sys/kernel/unprivileged_userns_clone", buf,
+			   sizeof(buf)))
 		return true;
 	return buf[0] != '0';
 }
@@ -276,7 +289,8 @@ static inline int nsfd_set_caps(__u64 keep)
 	};
 	struct __user_cap_data_struct data[2] = {
 		{ .effective = (__u32)keep, .permitted = (__u32)keep },
-		{ .effective = (__u32)(keep >> 32), .permitted = (__u32)(keep >> 32) },
+		{ .effective = (__u32)(keep >> 32),
+		  .permitted = (__u32)(keep >> 32) },
 	};
 
 	return nsfd_err(syscall(SYS_capset, &hdr, data));
@@ -311,7 +325,8 @@ static inline int nsfd_drop_caps(__u64 caps)
  */
 static inline int nsfd_become_nobody(void)
 {
-	if (setgroups(0, NULL) || setresgid(NOBODY_GID, NOBODY_GID, NOBODY_GID) ||
+	if (setgroups(0, NULL) ||
+	    setresgid(NOBODY_GID, NOBODY_GID, NOBODY_GID) ||
 	    setresuid(NOBODY_UID, NOBODY_UID, NOBODY_UID))
 		return -errno;
 	return nsfd_err(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
@@ -368,7 +383,8 @@ static inline void nsfd_child_wait_release(void)
 		;
 }
 
-static inline int nsfd_child_start(struct nsfd_child *c, int (*fn)(void *), void *arg)
+static inline int nsfd_child_start(struct nsfd_child *c, int (*fn)(void *),
+				   void *arg)
 {
 	int ready[2], release[2], ret = -EPROTO;
 
@@ -550,7 +566,10 @@ static inline int nsfd_probe_type(int type)
 		return access("/proc/self/cgroup", F_OK) ? NSFD_NO : NSFD_YES;
 	if (type == CLONE_NEWNS)
 		return NSFD_YES;
-	/* create_new_namespaces(): each copy_*() of a type that is off is EINVAL. */
+	/*
+	 * create_new_namespaces(): each copy_*() of a type that is off is
+	 * EINVAL.
+	 */
 	err = nsfd_in_child(nsfd_probe_unshare, &flags);
 	if (err == EPERM && type != CLONE_NEWUSER) {
 		flags = CLONE_NEWUSER | type;
@@ -589,7 +608,9 @@ static inline int nsfd_probe_userns(void *nobody)
 	err = nsfd_map_root_to(uid, gid);
 	if (err)
 		return 101;
-	/* An LSM (AppArmor) may let the unshare pass and deny the caps in it. */
+	/*
+	 * An LSM (AppArmor) may let the unshare pass and deny the caps in it.
+	 */
 	if (unshare(CLONE_NEWUTS) && errno == EPERM)
 		return 102;
 	return 0;
@@ -598,7 +619,8 @@ static inline int nsfd_probe_userns(void *nobody)
 #define NSFD_WHY_APPARMOR \
 	"AppArmor restricts user namespaces (kernel.apparmor_restrict_unprivileged_userns=1)"
 
-static inline const char *nsfd_probe_userns_why(bool as_nobody, char *buf, size_t size)
+static inline const char *nsfd_probe_userns_why(bool as_nobody, char *buf,
+						size_t size)
 {
 	char val[32] = "";
 	int err;
@@ -612,13 +634,16 @@ static inline const char *nsfd_probe_userns_why(bool as_nobody, char *buf, size_
 	case EINVAL:
 		return "CONFIG_USER_NS is off";
 	case ENOSPC:
-		nsfd_read_file("/proc/sys/user/max_user_namespaces", val, sizeof(val));
+		nsfd_read_file("/proc/sys/user/max_user_namespaces", val,
+			       sizeof(val));
 		val[strcspn(val, "\n")] = '\0';
-		snprintf(buf, size, "no user namespace left (user.max_user_namespaces=%s)", val);
+		snprintf(buf, size,
+			 "no user namespace left (user.max_user_namespaces=%s)",
+			 val);
 		return buf;
 	case EPERM:
-		if (!nsfd_read_file("/proc/sys/kernel/unprivileged_userns_clone", val,
-				    sizeof(val)) && val[0] == '0')
+		if (!nsfd_read_file("/proc/sys/kernel/unprivileged_userns_clone",
+				    val, sizeof(val)) && val[0] == '0')
 			return "kernel.unprivileged_userns_clone is 0";
 		return "unshare(CLONE_NEWUSER) is EPERM (an LSM restricts user namespaces)";
 	case 101:
@@ -682,12 +707,14 @@ static void __attribute__((constructor)) nsfd_probe(void)
 	unsigned int i;
 
 	for (i = 0; i < NSFD_NR_NS; i++)
-		nsfd_have_type[i] = i && nsfd_ns_entries[i].type == nsfd_ns_entries[i - 1].type ?
+		nsfd_have_type[i] = i && nsfd_ns_entries[i].type ==
+					 nsfd_ns_entries[i - 1].type ?
 				    nsfd_have_type[i - 1] :
 				    nsfd_probe_type(nsfd_ns_entries[i].type);
 	for (i = 0; i < 2; i++)
-		nsfd_userns_reason[i] = nsfd_probe_userns_why(i, nsfd_userns_why[i],
-							      sizeof(nsfd_userns_why[i]));
+		nsfd_userns_reason[i] =
+			nsfd_probe_userns_why(i, nsfd_userns_why[i],
+					      sizeof(nsfd_userns_why[i]));
 	nsfd_nsfs_ioctl_reason = nsfd_probe_nsfs_ioctl();
 }
 
@@ -698,45 +725,49 @@ static inline const char *nsfd_ns_missing(int type)
 	unsigned int i;
 
 	for (i = 0; i < NSFD_NR_NS; i++)
-		if (nsfd_ns_entries[i].type == type && nsfd_have_type[i] == NSFD_NO) {
-			snprintf(why, sizeof(why), "%s is off", nsfd_ns_entries[i].config);
+		if (nsfd_ns_entries[i].type == type &&
+		    nsfd_have_type[i] == NSFD_NO) {
+			snprintf(why, sizeof(why), "%s is off",
+				 nsfd_ns_entries[i].config);
 			return why;
 		}
 	return NULL;
 }
 
 /* SKIP (and return) when a namespace type of @types is not built in. */
-#define NSFD_REQUIRE_NS(types) do {						\
-	unsigned int __i;							\
-	for (__i = 0; __i < NSFD_NR_NS; __i++) {				\
-		const char *__why;						\
-		if (!(nsfd_ns_entries[__i].type & (types)))			\
-			continue;						\
-		__why = nsfd_ns_missing(nsfd_ns_entries[__i].type);		\
-		if (__why)							\
-			SKIP(NSFD_SKIP_OUT, "%s", __why);				\
-	}									\
+#define NSFD_REQUIRE_NS(types) do {					\
+	unsigned int __i;						\
+	for (__i = 0; __i < NSFD_NR_NS; __i++) {			\
+		const char *__why;					\
+		if (!(nsfd_ns_entries[__i].type & (types)))		\
+			continue;					\
+		__why = nsfd_ns_missing(nsfd_ns_entries[__i].type);	\
+		if (__why)						\
+			SKIP(NSFD_SKIP_OUT, "%s", __why);		\
+	}								\
 } while (0)
 
-#define NSFD_REQUIRE_ROOT() do {						\
-	if (!nsfd_is_root())							\
-		SKIP(NSFD_SKIP_OUT, "needs root with CAP_SYS_ADMIN (euid %u)", geteuid()); \
+#define NSFD_REQUIRE_ROOT() do {					\
+	if (!nsfd_is_root())						\
+		SKIP(NSFD_SKIP_OUT,					\
+		     "needs root with CAP_SYS_ADMIN (euid %u)",		\
+		     geteuid());					\
 } while (0)
 
 /* A user namespace of our own with caps in it (as root, or as uid 65534). */
-#define NSFD_REQUIRE_USERNS(as_nobody) do {					\
-	const char *__userns_why;						\
-										\
-	NSFD_REQUIRE_NS(CLONE_NEWUSER);						\
-	__userns_why = nsfd_userns_reason[!!(as_nobody)];			\
-	if (__userns_why)							\
-		SKIP(NSFD_SKIP_OUT, "%s", __userns_why);			\
+#define NSFD_REQUIRE_USERNS(as_nobody) do {				\
+	const char *__userns_why;					\
+									\
+	NSFD_REQUIRE_NS(CLONE_NEWUSER);					\
+	__userns_why = nsfd_userns_reason[!!(as_nobody)];		\
+	if (__userns_why)						\
+		SKIP(NSFD_SKIP_OUT, "%s", __userns_why);		\
 } while (0)
 
 /* SKIP (and return) when this ABI cannot use the NS_GET_* ioctls at all. */
-#define NSFD_REQUIRE_NSFS_IOCTLS() do {						\
-	if (nsfd_nsfs_ioctl_reason)						\
-		SKIP(NSFD_SKIP_OUT, "%s", nsfd_nsfs_ioctl_reason);		\
+#define NSFD_REQUIRE_NSFS_IOCTLS() do {					\
+	if (nsfd_nsfs_ioctl_reason)					\
+		SKIP(NSFD_SKIP_OUT, "%s", nsfd_nsfs_ioctl_reason);	\
 } while (0)
 
 #endif /* NSFD_COMMON_H */

@@ -39,7 +39,8 @@ static inline __u64 nsfd_cookie_and_close(int s)
 /* The netns cookie of the caller's current netns, 0 on error. */
 static inline __u64 nsfd_current_netns_cookie(void)
 {
-	return nsfd_cookie_and_close(socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+	return nsfd_cookie_and_close(socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC,
+					    0));
 }
 
 /* The netns cookie of the netns behind @nsfd, by a setns there and back. */

@@ -46,7 +46,8 @@ static inline void nsfd_nl_put_u32(struct nsfd_nlmsg *m, int type, __u32 v)
 	nsfd_nl_put(m, type, &v, sizeof(v));
 }
 
-static inline void nsfd_nl_put_str(struct nsfd_nlmsg *m, int type, const char *s)
+static inline void nsfd_nl_put_str(struct nsfd_nlmsg *m, int type,
+				   const char *s)
 {
 	nsfd_nl_put(m, type, s, strlen(s) + 1);
 }
@@ -73,7 +74,8 @@ static inline void nsfd_nl_init(struct nsfd_nlmsg *m, int type, int flags)
 /* A NETLINK_ROUTE socket in the current netns, subscribed to @groups. */
 static inline int nsfd_nl_open(__u32 groups)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = groups };
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK,
+				  .nl_groups = groups };
 	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 
 	if (fd < 0)
@@ -105,7 +107,8 @@ static inline int nsfd_nl_talk(int fd, struct nlmsghdr *nh, int *ifindex)
 			continue;
 		if (n < 0)
 			return -errno;
-		for (r = (struct nlmsghdr *)buf; NLMSG_OK(r, n); r = NLMSG_NEXT(r, n)) {
+		for (r = (struct nlmsghdr *)buf; NLMSG_OK(r, n);
+		     r = NLMSG_NEXT(r, n)) {
 			if (r->nlmsg_seq != nh->nlmsg_seq)
 				continue;
 			if (r->nlmsg_type == NLMSG_ERROR) {
@@ -127,8 +130,8 @@ static inline int nsfd_nl_talk(int fd, struct nlmsghdr *nh, int *ifindex)
  * netns (IFLA_NET_NS_FD). A veth gets its peer @peer, in the netns of
  * @peer_nsfd when that is >= 0.
  */
-static inline int nsfd_link_add(int nl, const char *name, const char *kind, int nsfd,
-				const char *peer, int peer_nsfd)
+static inline int nsfd_link_add(int nl, const char *name, const char *kind,
+				int nsfd, const char *peer, int peer_nsfd)
 {
 	struct rtattr *linkinfo, *data, *peerinfo;
 	struct nsfd_nlmsg m;
@@ -143,7 +146,8 @@ static inline int nsfd_link_add(int nl, const char *name, const char *kind, int 
 		struct ifinfomsg peer_ifi = { .ifi_family = AF_UNSPEC };
 
 		data = nsfd_nl_nest(&m, IFLA_INFO_DATA);
-		peerinfo = nsfd_nl_put(&m, VETH_INFO_PEER, &peer_ifi, sizeof(peer_ifi));
+		peerinfo = nsfd_nl_put(&m, VETH_INFO_PEER, &peer_ifi,
+				       sizeof(peer_ifi));
 		nsfd_nl_put_str(&m, IFLA_IFNAME, peer);
 		if (peer_nsfd >= 0)
 			nsfd_nl_put_u32(&m, IFLA_NET_NS_FD, peer_nsfd);
@@ -158,7 +162,8 @@ static inline int nsfd_link_add(int nl, const char *name, const char *kind, int 
  * Move link @ifindex into the netns of @nsfd: IFLA_NET_NS_FD in an
  * RTM_SETLINK, or an RTM_NEWLINK on the existing link (@msgtype).
  */
-static inline int nsfd_link_set_netns(int nl, int msgtype, int ifindex, int nsfd)
+static inline int nsfd_link_set_netns(int nl, int msgtype, int ifindex,
+				      int nsfd)
 {
 	struct nsfd_nlmsg m;
 
@@ -211,8 +216,9 @@ static inline int nsfd_wait_dellink(int mon, int ifindex, int timeout_ms)
 		ssize_t n;
 
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		left = timeout_ms - (int)((now.tv_sec - start.tv_sec) * 1000 +
-					  (now.tv_nsec - start.tv_nsec) / 1000000);
+		left = timeout_ms -
+		       (int)((now.tv_sec - start.tv_sec) * 1000 +
+			     (now.tv_nsec - start.tv_nsec) / 1000000);
 		if (left <= 0)
 			return -ETIMEDOUT;
 		if (poll(&p, 1, left) <= 0)
@@ -223,10 +229,12 @@ static inline int nsfd_wait_dellink(int mon, int ifindex, int timeout_ms)
 				return 0;
 			continue;
 		}
-		for (r = (struct nlmsghdr *)buf; NLMSG_OK(r, n); r = NLMSG_NEXT(r, n)) {
+		for (r = (struct nlmsghdr *)buf; NLMSG_OK(r, n);
+		     r = NLMSG_NEXT(r, n)) {
 			struct ifinfomsg *ifi = NLMSG_DATA(r);
 
-			if (r->nlmsg_type == RTM_DELLINK && ifi->ifi_index == ifindex)
+			if (r->nlmsg_type == RTM_DELLINK &&
+			    ifi->ifi_index == ifindex)
 				return 0;
 		}
 	}
@@ -241,10 +249,12 @@ static inline bool nsfd_dellink_queued(int mon, int ifindex)
 	while ((n = recv(mon, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
 		struct nlmsghdr *r;
 
-		for (r = (struct nlmsghdr *)buf; NLMSG_OK(r, n); r = NLMSG_NEXT(r, n)) {
+		for (r = (struct nlmsghdr *)buf; NLMSG_OK(r, n);
+		     r = NLMSG_NEXT(r, n)) {
 			struct ifinfomsg *ifi = NLMSG_DATA(r);
 
-			if (r->nlmsg_type == RTM_DELLINK && ifi->ifi_index == ifindex)
+			if (r->nlmsg_type == RTM_DELLINK &&
+			    ifi->ifi_index == ifindex)
 				return true;
 		}
 	}
@@ -262,7 +272,8 @@ static inline int nsfd_do_flush_netns_cleanup(void *timeout_ms)
 	sentinel = nsfd_detached_ns(CLONE_NEWNET, "net", "net");
 	if (nl < 0 || mon < 0 || sentinel < 0)
 		return 2;
-	if (nsfd_link_add(nl, "nsfd-flush", "veth", -1, "nsfd-flush1", sentinel))
+	if (nsfd_link_add(nl, "nsfd-flush", "veth", -1, "nsfd-flush1",
+			  sentinel))
 		return 3;
 	ifindex = nsfd_link_index(nl, "nsfd-flush");
 	if (ifindex < 0)
@@ -287,8 +298,12 @@ static inline int nsfd_do_flush_netns_cleanup(void *timeout_ms)
 static inline const char *nsfd_flush_netns_cleanup(void)
 {
 	static const char *const why[] = {
-		NULL, "unshare(CLONE_NEWNET)", "rtnetlink socket or sentinel netns",
-		"veth pair (CONFIG_VETH?)", "veth index", "no RTM_DELLINK in 20 s",
+		NULL,
+		"unshare(CLONE_NEWNET)",
+		"rtnetlink socket or sentinel netns",
+		"veth pair (CONFIG_VETH?)",
+		"veth index",
+		"no RTM_DELLINK in 20 s",
 	};
 	int timeout_ms = 20000, err;
 

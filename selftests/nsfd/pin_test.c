@@ -95,7 +95,8 @@ static void flush_async_frees(struct __test_metadata *_metadata)
 	const char *why = nsfd_flush_netns_cleanup();
 
 	if (why)
-		TH_LOG("async frees not flushed (%s): a broken pin may go unseen", why);
+		TH_LOG("async frees not flushed (%s): a broken pin may go unseen",
+		       why);
 }
 
 /* The cgroup the cgroup variant makes: unique per run, removed in teardown. */
@@ -216,9 +217,11 @@ static int read_back_mnt(void)
 {
 	struct stat dir, parent, stamp;
 
-	if (stat(PIN_MNT_DIR, &dir) || stat("/tmp", &parent) || stat(PIN_MNT_STAMP, &stamp))
+	if (stat(PIN_MNT_DIR, &dir) || stat("/tmp", &parent) ||
+	    stat(PIN_MNT_STAMP, &stamp))
 		return -errno;
-	return dir.st_dev != parent.st_dev && stamp.st_dev == dir.st_dev ? 0 : -ENOENT;
+	return dir.st_dev != parent.st_dev && stamp.st_dev == dir.st_dev ?
+	       0 : -ENOENT;
 }
 
 /* The cgroup v2 line of /proc/self/cgroup, without "0::" and the newline. */
@@ -239,7 +242,10 @@ static int cgroup_v2_path(char *path, size_t size)
 
 static char cgroup_before[256];	/* ours, before any cgroup ns change */
 
-/* The ns root is pin_cg_dir, a child of the hierarchy root: we are "/.." below it. */
+/*
+ * The ns root is pin_cg_dir, a child of the hierarchy root: we are "/.." below
+ * it.
+ */
 static int read_back_cgroup(void)
 {
 	char now[256], want[300];
@@ -247,7 +253,8 @@ static int read_back_cgroup(void)
 
 	if (err)
 		return err;
-	snprintf(want, sizeof(want), "/..%s", strcmp(cgroup_before, "/") ? cgroup_before : "");
+	snprintf(want, sizeof(want), "/..%s",
+		 strcmp(cgroup_before, "/") ? cgroup_before : "");
 	return strcmp(now, want) ? -EBADMSG : 0;
 }
 
@@ -255,7 +262,9 @@ struct pin_kind {
 	const char *name;	/* the /proc/<pid>/ns entry that is pinned */
 	int type;
 	int (*mark)(void);
-	int (*read_back)(void);	/* in this ns before setns: the mark is absent */
+	int (*read_back)(void);	/* in this ns before setns: the mark is
+				 * absent
+				 */
 };
 
 FIXTURE(pin) {
@@ -324,11 +333,14 @@ FIXTURE_SETUP(pin)
 	ASSERT_EQ(mkdir(PIN_MNT_DIR, 0755), 0);
 	if (variant->kind.type == CLONE_NEWCGROUP) {
 		ASSERT_EQ(mkdir(PIN_CG_MOUNT, 0755), 0);
-		ASSERT_EQ(mount("cgroup2", PIN_CG_MOUNT, "cgroup2", 0, NULL), 0) {
+		ASSERT_EQ(mount("cgroup2", PIN_CG_MOUNT, "cgroup2", 0, NULL),
+			  0) {
 			TH_LOG("mount cgroup2: %s", strerror(errno));
 		}
-		ASSERT_EQ(cgroup_v2_path(cgroup_before, sizeof(cgroup_before)), 0);
-		snprintf(pin_cg_dir, sizeof(pin_cg_dir), "%s/nsfd-pin-%d", PIN_CG_MOUNT, getpid());
+		ASSERT_EQ(cgroup_v2_path(cgroup_before, sizeof(cgroup_before)),
+			  0);
+		snprintf(pin_cg_dir, sizeof(pin_cg_dir), "%s/nsfd-pin-%d",
+			 PIN_CG_MOUNT, getpid());
 	}
 	if (variant->kind.read_back)
 		ASSERT_NE(variant->kind.read_back(), 0);
@@ -427,9 +439,10 @@ TEST_F(pin, bind_mount_keeps_namespace_after_fd_closed)
 	int fd = nsfd_open_ns(self->child.pid, variant->kind.name);
 
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(nsfd_bind_ns(self->child.pid, variant->kind.name, PIN_FILE), 0) {
-		TH_LOG("bind /proc/%d/ns/%s: %s", self->child.pid, variant->kind.name,
-		       strerror(errno));
+	ASSERT_EQ(nsfd_bind_ns(self->child.pid, variant->kind.name, PIN_FILE),
+		  0) {
+		TH_LOG("bind /proc/%d/ns/%s: %s", self->child.pid,
+		       variant->kind.name, strerror(errno));
 	}
 	ASSERT_EQ(close(fd), 0);
 	ASSERT_EQ(nsfd_child_finish(&self->child), 0);
@@ -463,11 +476,13 @@ FIXTURE_VARIANT_ADD(ucount, uts) {
 };
 
 FIXTURE_VARIANT_ADD(ucount, time) {
-	.entry = "time_for_children", .sysctl = "time", .type = CLONE_NEWTIME, .limit = "1",
+	.entry = "time_for_children", .sysctl = "time", .type = CLONE_NEWTIME,
+	.limit = "1",
 };
 
 FIXTURE_VARIANT_ADD(ucount, cgroup) {
-	.entry = "cgroup", .sysctl = "cgroup", .type = CLONE_NEWCGROUP, .limit = "1",
+	.entry = "cgroup", .sysctl = "cgroup", .type = CLONE_NEWCGROUP,
+	.limit = "1",
 };
 
 FIXTURE_VARIANT_ADD(ucount, mnt) {
@@ -485,12 +500,14 @@ FIXTURE_SETUP(ucount)
 	ASSERT_EQ(nsfd_unshare_userns(CLONE_NEWNS), 0);
 	ASSERT_EQ(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
 	ASSERT_EQ(mount("tmpfs", "/run", "tmpfs", 0, "mode=0755"), 0);
-	snprintf(path, sizeof(path), "/proc/sys/user/max_%s_namespaces", variant->sysctl);
+	snprintf(path, sizeof(path), "/proc/sys/user/max_%s_namespaces",
+		 variant->sysctl);
 	err = nsfd_write_file(path, variant->limit);
 	ASSERT_EQ(err, 0) {
 		TH_LOG("%s: %s", path, strerror(-err));
 	}
-	ASSERT_EQ(nsfd_child_start(&self->child, nsfd_do_unshare, (void *)&variant->type), 0);
+	ASSERT_EQ(nsfd_child_start(&self->child, nsfd_do_unshare,
+				   (void *)&variant->type), 0);
 }
 
 FIXTURE_TEARDOWN(ucount)
@@ -535,7 +552,8 @@ TEST(bind_mount_of_own_mnt_ns_is_einval)
 	NSFD_REQUIRE_ROOT();
 	ASSERT_EQ(nsfd_private_mounts(), 0);
 	ASSERT_EQ(nsfd_touch(PIN_FILE), 0);
-	ASSERT_EQ(mount("/proc/self/ns/mnt", PIN_FILE, NULL, MS_BIND, NULL), -1);
+	ASSERT_EQ(mount("/proc/self/ns/mnt", PIN_FILE, NULL, MS_BIND, NULL),
+		  -1);
 	ASSERT_EQ(errno, EINVAL);
 }
 
@@ -571,9 +589,11 @@ FIXTURE_SETUP(netpin)
 	ASSERT_EQ(nsfd_child_start(&self->child, nsfd_do_unshare, &flags), 0);
 	self->fd = nsfd_open_ns(self->child.pid, "net");
 	ASSERT_GE(self->fd, 0);
-	err = nsfd_link_add(self->nl, "nsfd-here", "veth", -1, "nsfd-there", self->fd);
+	err = nsfd_link_add(self->nl, "nsfd-here", "veth", -1, "nsfd-there",
+			    self->fd);
 	if (err == -EOPNOTSUPP)
-		SKIP(NSFD_SKIP_OUT, "CONFIG_VETH is off (RTM_NEWLINK: EOPNOTSUPP)");
+		SKIP(NSFD_SKIP_OUT,
+		     "CONFIG_VETH is off (RTM_NEWLINK: EOPNOTSUPP)");
 	ASSERT_EQ(err, 0) {
 		TH_LOG("veth: %s", strerror(-err));
 	}
@@ -594,7 +614,8 @@ FIXTURE_TEARDOWN(netpin)
 }
 
 /* N is alive: its end of the pair is in it (rtnetlink from inside N). */
-static void assert_netns_alive(struct __test_metadata *_metadata, int fd, int ifindex, int mon)
+static void assert_netns_alive(struct __test_metadata *_metadata, int fd,
+			       int ifindex, int mon)
 {
 	int here = nsfd_open_ns(0, "net"), nl;
 
@@ -611,10 +632,12 @@ static void assert_netns_alive(struct __test_metadata *_metadata, int fd, int if
 	EXPECT_EQ(if_nametoindex("nsfd-here"), (unsigned int)ifindex);
 }
 
-static void assert_netns_freed(struct __test_metadata *_metadata, int mon, int ifindex)
+static void assert_netns_freed(struct __test_metadata *_metadata, int mon,
+			       int ifindex)
 {
 	ASSERT_EQ(nsfd_wait_dellink(mon, ifindex, DELLINK_TIMEOUT_MS), 0) {
-		TH_LOG("no RTM_DELLINK for our veth end within %d ms", DELLINK_TIMEOUT_MS);
+		TH_LOG("no RTM_DELLINK for our veth end within %d ms",
+		       DELLINK_TIMEOUT_MS);
 	}
 	EXPECT_EQ(if_nametoindex("nsfd-here"), 0U);
 }

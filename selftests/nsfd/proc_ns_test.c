@@ -105,7 +105,8 @@ TEST(directory_lists_exactly_the_configured_entries)
 	for (i = 0; i < NSFD_NR_NS; i++) {
 		EXPECT_EQ(seen[i], nsfd_have_type[i] == NSFD_YES) {
 			TH_LOG("%s: %s, but the kernel %s namespaces of that type (%s)",
-			       nsfd_ns_entries[i].name, seen[i] ? "listed" : "not listed",
+			       nsfd_ns_entries[i].name,
+			       seen[i] ? "listed" : "not listed",
 			       nsfd_have_type[i] == NSFD_YES ? "has" : "has no",
 			       nsfd_ns_entries[i].config ?: "always built in");
 		}
@@ -167,9 +168,11 @@ FIXTURE_SETUP(entry)
 	NSFD_REQUIRE_NS(variant->ns->type);
 	self->fd = nsfd_open_ns(0, variant->ns->name);
 	ASSERT_GE(self->fd, 0) {
-		TH_LOG("open /proc/self/ns/%s: %s", variant->ns->name, strerror(-self->fd));
+		TH_LOG("open /proc/self/ns/%s: %s", variant->ns->name,
+		       strerror(-self->fd));
 	}
-	ASSERT_EQ(nsfd_ns_link(0, variant->ns->name, self->link, sizeof(self->link)), 0);
+	ASSERT_EQ(nsfd_ns_link(0, variant->ns->name, self->link,
+			       sizeof(self->link)), 0);
 }
 
 FIXTURE_TEARDOWN(entry)
@@ -197,7 +200,8 @@ TEST_F(entry, process_in_same_namespace_sees_same_inode)
 	int fd;
 
 	ASSERT_EQ(nsfd_child_start(&c, NULL, NULL), 0);
-	ASSERT_EQ(nsfd_ns_link(c.pid, variant->ns->name, link, sizeof(link)), 0);
+	ASSERT_EQ(nsfd_ns_link(c.pid, variant->ns->name, link, sizeof(link)),
+		  0);
 	EXPECT_STREQ(self->link, link);
 	fd = nsfd_open_ns(c.pid, variant->ns->name);
 	ASSERT_GE(fd, 0);
@@ -223,9 +227,11 @@ TEST_F(entry, unshare_gives_a_different_inode)
 		TH_LOG("unshare(%s): %s", variant->ns->name, strerror(errno));
 	}
 	ASSERT_EQ(nsfd_child_start(&c, NULL, NULL), 0);
-	ASSERT_EQ(nsfd_ns_link(c.pid, variant->ns->name, link, sizeof(link)), 0);
+	ASSERT_EQ(nsfd_ns_link(c.pid, variant->ns->name, link, sizeof(link)),
+		  0);
 	EXPECT_STRNE(self->link, link);
-	EXPECT_EQ(strncmp(link, variant->ns->real_name, strlen(variant->ns->real_name)), 0);
+	EXPECT_EQ(strncmp(link, variant->ns->real_name,
+			  strlen(variant->ns->real_name)), 0);
 	fd = nsfd_open_ns(c.pid, variant->ns->name);
 	ASSERT_GE(fd, 0);
 	EXPECT_NE(nsfd_fd_ino(fd), nsfd_fd_ino(self->fd));
@@ -247,7 +253,8 @@ TEST_F(entry, ns_get_userns_gives_the_owner)
 	NSFD_REQUIRE_NSFS_IOCTLS();
 	owner = ioctl(self->fd, NS_GET_USERNS);
 	/* Without CONFIG_USER_NS no namespace names an owner: EPERM. */
-	if (variant->ns->type == CLONE_NEWUSER || nsfd_ns_missing(CLONE_NEWUSER)) {
+	if (variant->ns->type == CLONE_NEWUSER ||
+	    nsfd_ns_missing(CLONE_NEWUSER)) {
 		ASSERT_EQ(owner, -1);
 		ASSERT_EQ(errno, EPERM);
 		return;
@@ -298,7 +305,10 @@ TEST_F(entry, unknown_ioctl_is_enotty)
 	ASSERT_EQ(errno, ENOTTY);
 }
 
-/* PIDFD_GET_<entry>_NAMESPACE opens the same namespace as /proc/self/ns/<entry>. */
+/*
+ * PIDFD_GET_<entry>_NAMESPACE opens the same namespace as
+ * /proc/self/ns/<entry>.
+ */
 TEST_F(entry, pidfd_get_namespace_opens_the_same_namespace)
 {
 	int pidfd = sys_pidfd_open(getpid(), 0), fd;
@@ -307,9 +317,11 @@ TEST_F(entry, pidfd_get_namespace_opens_the_same_namespace)
 	ASSERT_GE(pidfd, 0);
 	fd = ioctl(pidfd, pidfd_get_ns[variant->ns - nsfd_ns_entries], 0);
 	if (fd < 0 && errno == ENOTTY)
-		SKIP(NSFD_SKIP_OUT, "no PIDFD_GET_*_NAMESPACE ioctls (before 6.11)");
+		SKIP(NSFD_SKIP_OUT,
+		     "no PIDFD_GET_*_NAMESPACE ioctls (before 6.11)");
 	ASSERT_GE(fd, 0) {
-		TH_LOG("PIDFD_GET_%s_NAMESPACE: %s", variant->ns->name, strerror(errno));
+		TH_LOG("PIDFD_GET_%s_NAMESPACE: %s", variant->ns->name,
+		       strerror(errno));
 	}
 	EXPECT_EQ(nsfd_fd_ino(fd), nsfd_fd_ino(self->fd));
 	EXPECT_EQ(ioctl(fd, NS_GET_NSTYPE), variant->ns->type);
@@ -326,7 +338,8 @@ TEST(pidfd_get_namespace_with_argument_is_einval)
 	ASSERT_GE(pidfd, 0);
 	ASSERT_EQ(ioctl(pidfd, PIDFD_GET_MNT_NAMESPACE, 1), -1);
 	if (errno == ENOTTY)
-		SKIP(NSFD_SKIP_OUT, "no PIDFD_GET_*_NAMESPACE ioctls (before 6.11)");
+		SKIP(NSFD_SKIP_OUT,
+		     "no PIDFD_GET_*_NAMESPACE ioctls (before 6.11)");
 	ASSERT_EQ(errno, EINVAL);
 	close(pidfd);
 }
@@ -338,7 +351,8 @@ TEST(pidfd_get_namespace_of_reaped_child_is_esrch)
 	ASSERT_GE(pidfd, 0);
 	ASSERT_EQ(ioctl(pidfd, PIDFD_GET_MNT_NAMESPACE, 0), -1);
 	if (errno == ENOTTY)
-		SKIP(NSFD_SKIP_OUT, "no PIDFD_GET_*_NAMESPACE ioctls (before 6.11)");
+		SKIP(NSFD_SKIP_OUT,
+		     "no PIDFD_GET_*_NAMESPACE ioctls (before 6.11)");
 	ASSERT_EQ(errno, ESRCH);
 	close(pidfd);
 }
@@ -356,7 +370,8 @@ TEST(pidfd_get_namespace_of_root_task_as_uid_65534_is_eacces)
 	ASSERT_EQ(nsfd_become_nobody(), 0);
 	ASSERT_EQ(ioctl(pidfd, PIDFD_GET_MNT_NAMESPACE, 0), -1);
 	if (errno == ENOTTY)
-		SKIP(NSFD_SKIP_OUT, "no PIDFD_GET_*_NAMESPACE ioctls (before 6.11)");
+		SKIP(NSFD_SKIP_OUT,
+		     "no PIDFD_GET_*_NAMESPACE ioctls (before 6.11)");
 	ASSERT_EQ(errno, EACCES);
 	close(pidfd);
 	nsfd_child_finish(&c);
@@ -404,13 +419,15 @@ TEST(ns_get_mntns_id_on_other_types_is_einval)
 		SKIP(NSFD_SKIP_OUT, "no NS_GET_MNTNS_ID (before 6.10)");
 	id = 7;
 	for (i = 0; i < NSFD_NR_NS; i++) {
-		if (nsfd_ns_entries[i].type == CLONE_NEWNS || nsfd_have_type[i] != NSFD_YES)
+		if (nsfd_ns_entries[i].type == CLONE_NEWNS ||
+		    nsfd_have_type[i] != NSFD_YES)
 			continue;
 		fd = nsfd_open_ns(0, nsfd_ns_entries[i].name);
 		ASSERT_GE(fd, 0);
 		EXPECT_EQ(ioctl(fd, NS_GET_MNTNS_ID, &id), -1);
 		EXPECT_EQ(errno, EINVAL) {
-			TH_LOG("%s: %s", nsfd_ns_entries[i].name, strerror(errno));
+			TH_LOG("%s: %s", nsfd_ns_entries[i].name,
+			       strerror(errno));
 		}
 		EXPECT_EQ(id, 7ULL);
 		close(fd);
@@ -645,7 +662,8 @@ TEST(pid_for_children_has_no_link_before_first_child)
 	NSFD_REQUIRE_ROOT();
 	NSFD_REQUIRE_NS(CLONE_NEWPID);
 	ASSERT_EQ(unshare(CLONE_NEWPID), 0);
-	ASSERT_EQ(nsfd_ns_link(0, "pid_for_children", mine, sizeof(mine)), -ENOENT);
+	ASSERT_EQ(nsfd_ns_link(0, "pid_for_children", mine, sizeof(mine)),
+		  -ENOENT);
 	ASSERT_EQ(nsfd_open_ns(0, "pid_for_children"), -ENOENT);
 	ASSERT_EQ(nsfd_child_start(&c, NULL, NULL), 0);
 	ASSERT_EQ(nsfd_ns_link(0, "pid_for_children", mine, sizeof(mine)), 0);
@@ -663,7 +681,8 @@ TEST(time_for_children_differs_right_after_unshare)
 	NSFD_REQUIRE_NS(CLONE_NEWTIME);
 	ASSERT_EQ(unshare(CLONE_NEWTIME), 0);
 	ASSERT_EQ(nsfd_ns_link(0, "time", now, sizeof(now)), 0);
-	ASSERT_EQ(nsfd_ns_link(0, "time_for_children", children, sizeof(children)), 0);
+	ASSERT_EQ(nsfd_ns_link(0, "time_for_children", children,
+			       sizeof(children)), 0);
 	EXPECT_STRNE(now, children);
 	EXPECT_EQ(strncmp(children, "time:[", 6), 0);
 }
@@ -719,7 +738,9 @@ TEST(ns_get_parent_from_inside_child_pidns)
 	ASSERT_EQ(WEXITSTATUS(status), 0);
 }
 
-/* From inside a child user ns, its parent is outside: EPERM (ns_get_owner()). */
+/*
+ * From inside a child user ns, its parent is outside: EPERM (ns_get_owner()).
+ */
 TEST(ns_get_parent_of_own_userns_from_inside_is_eperm)
 {
 	int fd;
@@ -810,7 +831,8 @@ TEST(namespace_keeps_its_owning_userns_alive)
  */
 TEST_F(entry, zombie_keeps_only_user_and_pid)
 {
-	bool kept = variant->ns->type == CLONE_NEWUSER || !strcmp(variant->ns->name, "pid");
+	bool kept = variant->ns->type == CLONE_NEWUSER ||
+		    !strcmp(variant->ns->name, "pid");
 	siginfo_t info;
 	char link[64];
 	pid_t pid;
@@ -825,18 +847,22 @@ TEST_F(entry, zombie_keeps_only_user_and_pid)
 	if (kept) {
 		EXPECT_GE(fd, 0);
 		EXPECT_EQ(nsfd_fd_ino(fd), nsfd_fd_ino(self->fd));
-		EXPECT_EQ(nsfd_ns_link(pid, variant->ns->name, link, sizeof(link)), 0);
+		EXPECT_EQ(nsfd_ns_link(pid, variant->ns->name, link,
+				       sizeof(link)), 0);
 		EXPECT_STREQ(link, self->link);
 	} else {
 		EXPECT_EQ(fd, -ENOENT);
-		EXPECT_EQ(nsfd_ns_link(pid, variant->ns->name, link, sizeof(link)), -ENOENT);
+		EXPECT_EQ(nsfd_ns_link(pid, variant->ns->name, link,
+				       sizeof(link)), -ENOENT);
 	}
 	if (fd >= 0)
 		close(fd);
 	ASSERT_EQ(waitpid(pid, NULL, 0), pid);
 }
 
-/* Another uid's task: no PTRACE_MODE_READ_FSCREDS, so EACCES for link and open. */
+/*
+ * Another uid's task: no PTRACE_MODE_READ_FSCREDS, so EACCES for link and open.
+ */
 TEST_F(entry, other_uid_task_entry_is_eacces)
 {
 	struct nsfd_child c;
@@ -845,7 +871,8 @@ TEST_F(entry, other_uid_task_entry_is_eacces)
 	NSFD_REQUIRE_ROOT();
 	ASSERT_EQ(nsfd_child_start(&c, NULL, NULL), 0);
 	ASSERT_EQ(nsfd_become_nobody(), 0);
-	EXPECT_EQ(nsfd_ns_link(c.pid, variant->ns->name, link, sizeof(link)), -EACCES);
+	EXPECT_EQ(nsfd_ns_link(c.pid, variant->ns->name, link, sizeof(link)),
+		  -EACCES);
 	EXPECT_EQ(nsfd_open_ns(c.pid, variant->ns->name), -EACCES);
 	nsfd_child_finish(&c);
 }

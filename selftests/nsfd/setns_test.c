@@ -51,7 +51,9 @@ static const struct {
 /* Lower @caps in the effective set only: nsfd_raise_caps() gets them back. */
 static int nsfd_lower_caps(__u64 caps)
 {
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3
+	};
 	struct __user_cap_data_struct data[2] = {};
 
 	if (syscall(SYS_capget, &hdr, data))
@@ -63,7 +65,9 @@ static int nsfd_lower_caps(__u64 caps)
 
 static int nsfd_raise_caps(__u64 caps)
 {
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3
+	};
 	struct __user_cap_data_struct data[2] = {};
 
 	if (syscall(SYS_capget, &hdr, data))
@@ -74,7 +78,7 @@ static int nsfd_raise_caps(__u64 caps)
 }
 
 FIXTURE(ns) {
-	int current;		/* /proc/self/ns/<name> before the test changed anything */
+	int current; /* /proc/self/ns/<name> before the test changed anything */
 	char current_link[64];
 };
 
@@ -149,8 +153,8 @@ FIXTURE_TEARDOWN(ns)
  * the caller (or its children, for pid and time) to a new one.
  */
 static int other_ns(struct __test_metadata *_metadata,
-		    const FIXTURE_VARIANT(ns) * variant, char *want, size_t size,
-		    bool nobody_user)
+		    const FIXTURE_VARIANT(ns) * variant, char *want,
+		    size_t size, bool nobody_user)
 {
 	char now[64];
 	int fd;
@@ -163,12 +167,15 @@ static int other_ns(struct __test_metadata *_metadata,
 			fd = -errno;
 	}
 	if (fd < 0) {
-		TH_LOG("no other %s namespace: %s", variant->ns->name, strerror(-fd));
+		TH_LOG("no other %s namespace: %s", variant->ns->name,
+		       strerror(-fd));
 		return fd;
 	}
-	snprintf(want, size, "%s:[%lu]", variant->ns->real_name, (unsigned long)nsfd_fd_ino(fd));
+	snprintf(want, size, "%s:[%lu]", variant->ns->real_name,
+		 (unsigned long)nsfd_fd_ino(fd));
 	/* Not joined yet (a fresh pid ns without a reaper has no link). */
-	if (!nsfd_ns_link(0, variant->ns->changes, now, sizeof(now)) && !strcmp(now, want)) {
+	if (!nsfd_ns_link(0, variant->ns->changes, now, sizeof(now)) &&
+	    !strcmp(now, want)) {
 		TH_LOG("%s is already %s", variant->ns->changes, want);
 		close(fd);
 		return -EEXIST;
@@ -180,7 +187,8 @@ static bool joined(const FIXTURE_VARIANT(ns) * variant, const char *want)
 {
 	char now[64];
 
-	return !nsfd_ns_link(0, variant->ns->changes, now, sizeof(now)) && !strcmp(now, want);
+	return !nsfd_ns_link(0, variant->ns->changes, now, sizeof(now)) &&
+	       !strcmp(now, want);
 }
 
 TEST_F(ns, joins_with_nstype_zero)
@@ -203,8 +211,8 @@ TEST_F(ns, joins_with_its_own_clone_flag)
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(setns(fd, variant->ns->type), 0) {
-		TH_LOG("setns(%s, 0x%x): %s", variant->ns->name, variant->ns->type,
-		       strerror(errno));
+		TH_LOG("setns(%s, 0x%x): %s", variant->ns->name,
+		       variant->ns->type, strerror(errno));
 	}
 	EXPECT_TRUE(joined(variant, want));
 	close(fd);
@@ -226,14 +234,15 @@ TEST_F(ns, every_other_flag_is_einval)
 			       nsfd_clone_flags[i].name);
 		}
 		EXPECT_EQ(errno, EINVAL) {
-			TH_LOG("setns(%s, %s): %s", variant->ns->name, nsfd_clone_flags[i].name,
-			       strerror(errno));
+			TH_LOG("setns(%s, %s): %s", variant->ns->name,
+			       nsfd_clone_flags[i].name, strerror(errno));
 		}
 	}
 	EXPECT_EQ(setns(fd, CLONE_VM), -1);
 	EXPECT_EQ(errno, EINVAL);
-	EXPECT_EQ(setns(fd, variant->ns->type | (variant->ns->type == CLONE_NEWUTS ?
-					     CLONE_NEWNET : CLONE_NEWUTS)), -1);
+	EXPECT_EQ(setns(fd, variant->ns->type |
+			    (variant->ns->type == CLONE_NEWUTS ?
+			     CLONE_NEWNET : CLONE_NEWUTS)), -1);
 	EXPECT_EQ(errno, EINVAL);
 	EXPECT_FALSE(joined(variant, want));
 	close(fd);
@@ -249,7 +258,8 @@ TEST_F(ns, rejoining_current_namespace)
 		ASSERT_EQ(errno, EINVAL);
 	} else {
 		ASSERT_EQ(setns(self->current, 0), 0) {
-			TH_LOG("setns(%s, 0): %s", variant->ns->name, strerror(errno));
+			TH_LOG("setns(%s, 0): %s", variant->ns->name,
+			       strerror(errno));
 		}
 	}
 	ASSERT_EQ(nsfd_ns_link(0, variant->ns->name, now, sizeof(now)), 0);
@@ -359,7 +369,8 @@ TEST_F(ns, caller_side_check_without_cap_sys_admin)
 /* Error order: the type check answers before any capability check. */
 TEST_F(ns, wrong_flag_without_cap_sys_admin_is_einval)
 {
-	int wrong = variant->ns->type == CLONE_NEWUTS ? CLONE_NEWNET : CLONE_NEWUTS;
+	int wrong = variant->ns->type == CLONE_NEWUTS ?
+		    CLONE_NEWNET : CLONE_NEWUTS;
 	char want[64];
 	int fd;
 
@@ -435,7 +446,10 @@ TEST_F(ns, eperm_from_child_userns_toward_initial_namespace)
 	ASSERT_EQ(errno, EPERM);
 }
 
-/* security/commoncap.c cap_capable(): the owner of a child user ns has every cap in it. */
+/*
+ * security/commoncap.c cap_capable(): the owner of a child user ns has every
+ * cap in it.
+ */
 TEST(root_without_caps_joins_child_userns_it_owns)
 {
 	int fd;
@@ -493,7 +507,8 @@ TEST(o_path_fd_of_ns_is_ebadf)
 	close(fd);
 }
 
-static void assert_not_a_namespace(struct __test_metadata *_metadata, int fd, const char *what)
+static void assert_not_a_namespace(struct __test_metadata *_metadata, int fd,
+				   const char *what)
 {
 	ASSERT_GE(fd, 0) {
 		TH_LOG("%s: %s", what, strerror(errno));
@@ -511,13 +526,15 @@ static void assert_not_a_namespace(struct __test_metadata *_metadata, int fd, co
 
 TEST(regular_file_is_einval)
 {
-	assert_not_a_namespace(_metadata, open("/proc/self/status", O_RDONLY | O_CLOEXEC),
+	assert_not_a_namespace(_metadata,
+			       open("/proc/self/status", O_RDONLY | O_CLOEXEC),
 			       "regular file");
 }
 
 TEST(socket_is_einval)
 {
-	assert_not_a_namespace(_metadata, socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0),
+	assert_not_a_namespace(_metadata,
+			       socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0),
 			       "socket");
 }
 
@@ -552,7 +569,8 @@ static bool same_ns_as(pid_t pid, const char *name)
 	char mine[64], theirs[64];
 
 	return !nsfd_ns_link(0, name, mine, sizeof(mine)) &&
-	       !nsfd_ns_link(pid, name, theirs, sizeof(theirs)) && !strcmp(mine, theirs);
+	       !nsfd_ns_link(pid, name, theirs, sizeof(theirs)) &&
+	       !strcmp(mine, theirs);
 }
 
 TEST(pidfd_with_one_flag_joins_only_that_namespace)
@@ -676,7 +694,8 @@ TEST(pidfd_of_exited_unreaped_child_is_esrch)
  * task of its own uid that created them - unless that task is not
  * dumpable, when ptrace_may_access() refuses (validate_nsset()).
  */
-static int nobody_setns_by_pidfd(struct __test_metadata *_metadata, bool dumpable)
+static int nobody_setns_by_pidfd(struct __test_metadata *_metadata,
+				 bool dumpable)
 {
 	struct nsfd_as_nobody how = {
 		.flags = CLONE_NEWUSER | CLONE_NEWUTS, .dumpable = dumpable,
@@ -850,7 +869,8 @@ TEST(time_ns_multithreaded_without_cap_sys_admin_is_eusers)
 	NSFD_REQUIRE_NS(CLONE_NEWTIME);
 	fd = nsfd_detached_ns(CLONE_NEWTIME, "time", "time_for_children");
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(setns_with_a_thread_lowered(fd, CLONE_NEWTIME, CAP(CAP_SYS_ADMIN)), EUSERS);
+	ASSERT_EQ(setns_with_a_thread_lowered(fd, CLONE_NEWTIME,
+					      CAP(CAP_SYS_ADMIN)), EUSERS);
 	close(fd);
 }
 
@@ -879,7 +899,8 @@ TEST(user_ns_multithreaded_without_cap_sys_admin_is_einval)
 	NSFD_REQUIRE_USERNS(true);
 	fd = nsfd_child_userns(true);
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(setns_with_a_thread_lowered(fd, CLONE_NEWUSER, CAP(CAP_SYS_ADMIN)), EINVAL);
+	ASSERT_EQ(setns_with_a_thread_lowered(fd, CLONE_NEWUSER,
+					      CAP(CAP_SYS_ADMIN)), EINVAL);
 	close(fd);
 }
 
@@ -939,7 +960,10 @@ TEST(user_ns_with_fs_struct_shared_by_another_process_is_einval)
 	fd = nsfd_child_userns(false);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(pipe(release), 0);
-	/* No new stack: without CLONE_VM the child runs on a copy, as after fork(). */
+	/*
+	 * No new stack: without CLONE_VM the child runs on a copy, as after
+	 * fork().
+	 */
 	pid = syscall(SYS_clone, CLONE_FS | SIGCHLD, NULL, NULL, NULL, NULL);
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
@@ -976,7 +1000,8 @@ TEST(mnt_ns_shared_fs_struct_without_cap_sys_admin_is_eperm)
 	NSFD_REQUIRE_ROOT();
 	fd = nsfd_detached_ns(CLONE_NEWNS, "mnt", "mnt");
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(setns_with_a_thread_lowered(fd, CLONE_NEWNS, CAP(CAP_SYS_ADMIN)), EPERM);
+	ASSERT_EQ(setns_with_a_thread_lowered(fd, CLONE_NEWNS,
+					      CAP(CAP_SYS_ADMIN)), EPERM);
 	close(fd);
 }
 
@@ -1019,8 +1044,12 @@ static int grandchild_in_new_namespaces(void *arg)
 	return 0;
 }
 
-/* Every entry of ours names what the target's names (pid: its pid_for_children). */
-static void assert_in_namespaces_of(struct __test_metadata *_metadata, pid_t pid, bool want)
+/*
+ * Every entry of ours names what the target's names (pid: its
+ * pid_for_children).
+ */
+static void assert_in_namespaces_of(struct __test_metadata *_metadata,
+				    pid_t pid, bool want)
 {
 	char mine[64], theirs[64];
 	unsigned int i;
@@ -1028,10 +1057,12 @@ static void assert_in_namespaces_of(struct __test_metadata *_metadata, pid_t pid
 	for (i = 0; i < NSFD_NR_NS; i++) {
 		const char *name = nsfd_ns_entries[i].name;
 
-		if (nsfd_ns_missing(nsfd_ns_entries[i].type) || !strcmp(name, "pid"))
+		if (nsfd_ns_missing(nsfd_ns_entries[i].type) ||
+		    !strcmp(name, "pid"))
 			continue;
 		ASSERT_EQ(nsfd_ns_link(0, name, mine, sizeof(mine)), 0);
-		ASSERT_EQ(nsfd_ns_link(pid, !strcmp(name, "pid_for_children") ? "pid" : name,
+		ASSERT_EQ(nsfd_ns_link(pid, !strcmp(name, "pid_for_children") ?
+					    "pid" : name,
 				       theirs, sizeof(theirs)), 0);
 		EXPECT_EQ(!strcmp(mine, theirs), want) {
 			TH_LOG("%s: ours %s, target's %s", name, mine, theirs);
@@ -1095,10 +1126,14 @@ TEST(pidfd_setns_is_all_or_nothing)
 		if (nsfd_ns_link(0, "uts", uts, sizeof(uts)) ||
 		    nsfd_ns_link(0, "ipc", ipc, sizeof(ipc)))
 			_exit(101);
-		ret = setns(pidfd, CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWPID) ? errno : 0;
-		if (nsfd_ns_link(0, "uts", now, sizeof(now)) || strcmp(now, uts))
+		ret = setns(pidfd,
+			    CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWPID) ?
+		      errno : 0;
+		if (nsfd_ns_link(0, "uts", now, sizeof(now)) ||
+		    strcmp(now, uts))
 			_exit(102);
-		if (nsfd_ns_link(0, "ipc", now, sizeof(now)) || strcmp(now, ipc))
+		if (nsfd_ns_link(0, "ipc", now, sizeof(now)) ||
+		    strcmp(now, ipc))
 			_exit(103);
 		_exit(ret);
 	}
@@ -1164,8 +1199,8 @@ static int sem_worker(void *arg)
 }
 
 /* The semaphore value after a worker's setns(@fd, @type), seen from here. */
-static int semval_after_worker_setns(struct __test_metadata *_metadata, int semid,
-				     int fd, int type)
+static int semval_after_worker_setns(struct __test_metadata *_metadata,
+				     int semid, int fd, int type)
 {
 	struct sem_worker w = { .semid = semid, .fd = fd, .type = type };
 	struct nsfd_child c;
@@ -1218,7 +1253,8 @@ TEST_F(sem, setns_to_other_ipc_ns_applies_semadj)
 
 TEST_F(sem, setns_to_same_ipc_ns_applies_semadj_too)
 {
-	ASSERT_EQ(semval_after_worker_setns(_metadata, self->semid, self->here, 0), 2);
+	ASSERT_EQ(semval_after_worker_setns(_metadata, self->semid, self->here,
+					    0), 2);
 }
 
 /* The control: a setns of another type leaves the undo pending. */
@@ -1227,7 +1263,8 @@ TEST_F(sem, setns_of_other_type_keeps_semadj)
 	int cgroup = nsfd_open_ns(0, "cgroup");
 
 	ASSERT_GE(cgroup, 0);
-	ASSERT_EQ(semval_after_worker_setns(_metadata, self->semid, cgroup, CLONE_NEWCGROUP), 3);
+	ASSERT_EQ(semval_after_worker_setns(_metadata, self->semid, cgroup,
+					    CLONE_NEWCGROUP), 3);
 	close(cgroup);
 }
 

@@ -116,7 +116,8 @@ static bool sat_is_socket(int fd, int family, int type)
 {
 	struct stat st;
 
-	return !fstat(fd, &st) && S_ISSOCK(st.st_mode) && sockopt(fd, SO_DOMAIN) == family &&
+	return !fstat(fd, &st) && S_ISSOCK(st.st_mode) &&
+	       sockopt(fd, SO_DOMAIN) == family &&
 	       sockopt(fd, SO_TYPE) == type;
 }
 #endif
@@ -276,7 +277,8 @@ FIXTURE_SETUP(sat_no_net_ns)
 	self->fd = -1;
 	SAT_REQUIRE_SOCKETAT();
 	if (!nsfd_ns_missing(CLONE_NEWNET))
-		SKIP(NSFD_SKIP_OUT, "CONFIG_NET_NS is on: the sat tests cover this kernel");
+		SKIP(NSFD_SKIP_OUT,
+		     "CONFIG_NET_NS is on: the sat tests cover this kernel");
 }
 
 FIXTURE_TEARDOWN(sat_no_net_ns)
@@ -299,14 +301,17 @@ TEST_F(sat_no_net_ns, minus_one_is_socket)
 
 TEST_F(sat_no_net_ns, every_open_fd_is_einval)
 {
-	const char *const paths[] = { "/proc/self/ns/net", "/proc/self/ns/uts", "/proc/self" };
+	const char *const paths[] = {
+		"/proc/self/ns/net", "/proc/self/ns/uts", "/proc/self"
+	};
 	unsigned int i;
 	int fd, pidfd;
 
 	for (i = 0; i < ARRAY_SIZE(paths); i++) {
 		fd = open(paths[i], O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
-			TH_LOG("%s: %s (not there in this config)", paths[i], strerror(errno));
+			TH_LOG("%s: %s (not there in this config)", paths[i],
+			       strerror(errno));
 			continue;
 		}
 		errno = 0;
@@ -338,7 +343,8 @@ TEST_F(sat_no_net_ns, fd_that_is_not_open_is_ebadf)
 /* The cookie of a socketat() socket, 0 if it could not be created. */
 static __u64 cookie_of_new(int nsfd, int family, int type)
 {
-	return nsfd_cookie_and_close(sys_socketat(nsfd, family, type | SOCK_CLOEXEC, 0));
+	return nsfd_cookie_and_close(sys_socketat(nsfd, family,
+						  type | SOCK_CLOEXEC, 0));
 }
 
 /*
@@ -374,7 +380,8 @@ struct sat_who {
 
 static int sat_become(uid_t uid)
 {
-	if (setgroups(0, NULL) || setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+	if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+	    setresuid(uid, uid, uid))
 		return -errno;
 	return 0;
 }
@@ -406,7 +413,10 @@ struct sat_holder {
 	__u64 cookie;
 };
 
-/* Start a holder; run as root (the cookie is read by a setns dance). 0 or -errno. */
+/*
+ * Start a holder; run as root (the cookie is read by a setns dance). 0 or
+ * -errno.
+ */
 static int sat_hold(struct sat_holder *h, const struct sat_who *w)
 {
 	int err;
@@ -625,23 +635,30 @@ TEST_F(sat, minus_one_matches_socket_over_triples)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(t); i++) {
-		int s1 = socket(t[i].family, t[i].type, t[i].protocol), e1 = errno;
-		int s2 = sys_socketat(-1, t[i].family, t[i].type, t[i].protocol), e2 = errno;
+		int s1 = socket(t[i].family, t[i].type, t[i].protocol),
+		    e1 = errno;
+		int s2 = sys_socketat(-1, t[i].family, t[i].type,
+				      t[i].protocol),
+		    e2 = errno;
 
 		EXPECT_EQ(s1 >= 0, s2 >= 0) {
-			TH_LOG("(%d, 0x%x, %d): socket %d (%s), socketat %d (%s)", t[i].family,
-			       t[i].type, t[i].protocol, s1, strerror(e1), s2, strerror(e2));
+			TH_LOG("(%d, 0x%x, %d): socket %d (%s), socketat %d (%s)",
+			       t[i].family, t[i].type, t[i].protocol, s1,
+			       strerror(e1), s2, strerror(e2));
 		}
 		if (s1 < 0 && s2 < 0) {
 			EXPECT_EQ(e1, e2) {
-				TH_LOG("(%d, 0x%x, %d): socket %s, socketat %s", t[i].family,
-				       t[i].type, t[i].protocol, strerror(e1), strerror(e2));
+				TH_LOG("(%d, 0x%x, %d): socket %s, socketat %s",
+				       t[i].family, t[i].type, t[i].protocol,
+				       strerror(e1), strerror(e2));
 			}
 		}
 		if (s1 >= 0 && s2 >= 0) {
-			EXPECT_EQ(sockopt(s1, SO_DOMAIN), sockopt(s2, SO_DOMAIN));
+			EXPECT_EQ(sockopt(s1, SO_DOMAIN),
+				  sockopt(s2, SO_DOMAIN));
 			EXPECT_EQ(sockopt(s1, SO_TYPE), sockopt(s2, SO_TYPE));
-			EXPECT_EQ(sockopt(s1, SO_PROTOCOL), sockopt(s2, SO_PROTOCOL));
+			EXPECT_EQ(sockopt(s1, SO_PROTOCOL),
+				  sockopt(s2, SO_PROTOCOL));
 			EXPECT_EQ(fcntl(s1, F_GETFL), fcntl(s2, F_GETFL));
 			EXPECT_EQ(nsfd_netns_cookie(s1), nsfd_netns_cookie(s2));
 		}
@@ -667,7 +684,8 @@ TEST_F(sat, netns_fd_gives_the_targets_cookie)
 
 		EXPECT_EQ(cookie, self->a_cookie) {
 			TH_LOG("family %d type %d: cookie %llu, target %llu, caller %llu",
-			       t[i].family, t[i].type, (unsigned long long)cookie,
+			       t[i].family, t[i].type,
+			       (unsigned long long)cookie,
 			       (unsigned long long)self->a_cookie,
 			       (unsigned long long)self->here_cookie);
 		}
@@ -678,7 +696,8 @@ TEST_F(sat, netns_fd_gives_the_targets_cookie)
 /* An rtnetlink socket made in "a" sees a's links, not ours. */
 TEST_F(sat, netlink_socket_talks_to_the_target_netns)
 {
-	int nl = sys_socketat(self->a, AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	int nl = sys_socketat(self->a, AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
+			      NETLINK_ROUTE);
 	int here = nsfd_nl_open(0);
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 
@@ -778,7 +797,8 @@ TEST_F(sat, listener_in_target_is_reachable_only_there)
  */
 TEST_F(sat, one_thread_serves_same_address_in_two_netns)
 {
-	int b = nsfd_detached_ns(CLONE_NEWNET, "net", "net"), ns[2], l[2], c[2], i;
+	int b = nsfd_detached_ns(CLONE_NEWNET, "net", "net"),
+	    ns[2], l[2], c[2], i;
 	unsigned short port = 0, port_b;
 	const char *tag[2] = { "A", "B" };
 	__u64 cookie[2];
@@ -795,7 +815,8 @@ TEST_F(sat, one_thread_serves_same_address_in_two_netns)
 	port_b = port;
 	l[1] = listener_in(ns[1], &port_b);
 	ASSERT_GE(l[1], 0) {
-		TH_LOG("bind 127.0.0.1:%u in the second netns: %s", port, strerror(-l[1]));
+		TH_LOG("bind 127.0.0.1:%u in the second netns: %s", port,
+		       strerror(-l[1]));
 	}
 	ASSERT_EQ(port_b, port);
 	for (i = 0; i < 2; i++) {
@@ -846,7 +867,8 @@ TEST_F(sat, sock_cloexec_is_honoured)
 
 TEST_F(sat, sock_nonblock_is_honoured)
 {
-	int s1 = sys_socketat(self->a, AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int s1 = sys_socketat(self->a, AF_INET,
+			      SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	int s2 = sys_socketat(self->a, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	char c;
 
@@ -865,11 +887,15 @@ TEST_F(sat, unknown_type_flag_is_einval)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(unknown_type_bits); i++) {
-		EXPECT_EQ(sys_socketat(self->a, AF_INET, SOCK_DGRAM | unknown_type_bits[i], 0), -1);
+		EXPECT_EQ(sys_socketat(self->a, AF_INET,
+				       SOCK_DGRAM | unknown_type_bits[i], 0),
+			  -1);
 		EXPECT_EQ(errno, EINVAL) {
 			TH_LOG("type bit 0x%x", unknown_type_bits[i]);
 		}
-		EXPECT_EQ(sys_socketat(-1, AF_INET, SOCK_DGRAM | unknown_type_bits[i], 0), -1);
+		EXPECT_EQ(sys_socketat(-1, AF_INET,
+				       SOCK_DGRAM | unknown_type_bits[i], 0),
+			  -1);
 		EXPECT_EQ(errno, EINVAL);
 	}
 }
@@ -890,7 +916,10 @@ TEST_F(sat, fds_that_are_not_open_are_ebadf)
 	}
 }
 
-/* O_PATH fds are not open for socketat, as for setns: EBADF, whatever they name. */
+/*
+ * O_PATH fds are not open for socketat, as for setns: EBADF, whatever they
+ * name.
+ */
 TEST_F(sat, o_path_fds_are_ebadf)
 {
 	static const char *const paths[] = {
@@ -910,7 +939,8 @@ TEST_F(sat, o_path_fds_are_ebadf)
 	}
 }
 
-static void assert_socketat_einval(struct __test_metadata *_metadata, int fd, const char *what)
+static void assert_socketat_einval(struct __test_metadata *_metadata, int fd,
+				   const char *what)
 {
 	ASSERT_GE(fd, 0) {
 		TH_LOG("%s: %s", what, strerror(errno));
@@ -924,15 +954,20 @@ static void assert_socketat_einval(struct __test_metadata *_metadata, int fd, co
 
 TEST_F(sat, fds_that_are_not_namespaces_are_einval)
 {
-	assert_socketat_einval(_metadata, open("/proc/self/status", O_RDONLY | O_CLOEXEC),
+	assert_socketat_einval(_metadata,
+			       open("/proc/self/status", O_RDONLY | O_CLOEXEC),
 			       "regular file");
-	assert_socketat_einval(_metadata, socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0),
+	assert_socketat_einval(_metadata,
+			       socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0),
 			       "socket");
 	assert_socketat_einval(_metadata, eventfd(0, EFD_CLOEXEC), "eventfd");
-	assert_socketat_einval(_metadata, open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+	assert_socketat_einval(_metadata,
+			       open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC),
 			       "directory");
 	/* A /proc/<pid> directory is not a pidfd. */
-	assert_socketat_einval(_metadata, open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+	assert_socketat_einval(_metadata,
+			       open("/proc/self",
+				    O_RDONLY | O_DIRECTORY | O_CLOEXEC),
 			       "/proc/self directory");
 }
 
@@ -942,9 +977,11 @@ TEST_F(sat, every_other_namespace_type_is_einval)
 
 	for (i = 0; i < NSFD_NR_NS; i++) {
 		/* Entries of types configured out are not there at all. */
-		if (nsfd_ns_entries[i].type == CLONE_NEWNET || nsfd_have_type[i] == NSFD_NO)
+		if (nsfd_ns_entries[i].type == CLONE_NEWNET ||
+		    nsfd_have_type[i] == NSFD_NO)
 			continue;
-		assert_socketat_einval(_metadata, nsfd_open_ns(0, nsfd_ns_entries[i].name),
+		assert_socketat_einval(_metadata,
+				       nsfd_open_ns(0, nsfd_ns_entries[i].name),
 				       nsfd_ns_entries[i].name);
 	}
 }
@@ -1041,7 +1078,9 @@ TEST_F(sat, pidfd_of_zombie_that_may_not_be_ptraced_is_eperm)
  */
 TEST_F(sat, pidfd_of_task_in_other_netns_without_cap_sys_admin_is_eperm)
 {
-	const struct sat_who who = { .unshare_as_root = CLONE_NEWNET, .dumpable = 1 };
+	const struct sat_who who = {
+		.unshare_as_root = CLONE_NEWNET, .dumpable = 1
+	};
 	struct sat_holder h;
 	__u64 cookie = 0;
 
@@ -1064,7 +1103,8 @@ TEST_F(sat, pidfd_of_task_in_other_netns_without_cap_sys_admin_is_eperm)
 TEST_F(sat, pidfd_of_same_uid_task_in_root_owned_netns_is_eperm)
 {
 	const struct sat_who who = {
-		.unshare_as_root = CLONE_NEWNET, .uid = NOBODY_UID, .dumpable = 1,
+		.unshare_as_root = CLONE_NEWNET, .uid = NOBODY_UID,
+		.dumpable = 1,
 	};
 	struct sat_holder h;
 	int fd;
@@ -1073,7 +1113,8 @@ TEST_F(sat, pidfd_of_same_uid_task_in_root_owned_netns_is_eperm)
 	ASSERT_EQ(nsfd_become_nobody(), 0);
 	fd = nsfd_open_ns(h.c.pid, "net");
 	ASSERT_GE(fd, 0) {
-		TH_LOG("open /proc/%d/ns/net as uid 65534: %s", h.c.pid, strerror(-fd));
+		TH_LOG("open /proc/%d/ns/net as uid 65534: %s", h.c.pid,
+		       strerror(-fd));
 	}
 	EXPECT_EQ(sat_try(h.pidfd, AF_INET, SOCK_DGRAM, NULL), EPERM);
 	EXPECT_EQ(sat_try(fd, AF_INET, SOCK_DGRAM, NULL), EPERM);
@@ -1126,9 +1167,12 @@ TEST_F(sat, pidfd_of_non_dumpable_task_in_own_netns_is_eperm)
 TEST_F(sat, pidfd_get_net_namespace_fd_is_a_netns_fd)
 {
 #ifndef PIDFD_GET_NET_NAMESPACE
-	SKIP(NSFD_SKIP_OUT, "PIDFD_GET_NET_NAMESPACE not in this tree's uapi headers");
+	SKIP(NSFD_SKIP_OUT,
+	     "PIDFD_GET_NET_NAMESPACE not in this tree's uapi headers");
 #else
-	const struct sat_who who = { .unshare_as_root = CLONE_NEWNET, .dumpable = 1 };
+	const struct sat_who who = {
+		.unshare_as_root = CLONE_NEWNET, .dumpable = 1
+	};
 	struct sat_holder h;
 	__u64 cookie = 0;
 	int nsfd;
@@ -1137,7 +1181,8 @@ TEST_F(sat, pidfd_get_net_namespace_fd_is_a_netns_fd)
 	nsfd = ioctl(h.pidfd, PIDFD_GET_NET_NAMESPACE, 0);
 	if (nsfd < 0 && errno == ENOTTY) {
 		sat_unhold(&h);
-		SKIP(NSFD_SKIP_OUT, "PIDFD_GET_NET_NAMESPACE: ENOTTY (kernel before 6.11)");
+		SKIP(NSFD_SKIP_OUT,
+		     "PIDFD_GET_NET_NAMESPACE: ENOTTY (kernel before 6.11)");
 	}
 	ASSERT_GE(nsfd, 0) {
 		TH_LOG("PIDFD_GET_NET_NAMESPACE: %s", strerror(errno));
@@ -1159,7 +1204,8 @@ TEST_F(sat, pidfd_get_net_namespace_fd_is_a_netns_fd)
 /* SIOCGSKNS on a socket gives an nsfs fd of the socket's netns. */
 TEST_F(sat, siocgskns_fd_is_a_netns_fd)
 {
-	int s = sys_socketat(self->a, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), nsfd;
+	int s = sys_socketat(self->a, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0),
+	    nsfd;
 	__u64 cookie = 0;
 
 	ASSERT_GE(s, 0);
@@ -1193,7 +1239,8 @@ TEST_F(sat, own_netns_needs_no_capability)
 
 	ASSERT_GE(pidfd, 0);
 	ASSERT_EQ(nsfd_set_caps(0), 0);
-	EXPECT_EQ(cookie_of_new(self->here, AF_INET, SOCK_DGRAM), self->here_cookie);
+	EXPECT_EQ(cookie_of_new(self->here, AF_INET, SOCK_DGRAM),
+		  self->here_cookie);
 	EXPECT_EQ(cookie_of_new(pidfd, AF_INET, SOCK_DGRAM), self->here_cookie);
 	EXPECT_EQ(cookie_of_new(-1, AF_INET, SOCK_DGRAM), self->here_cookie);
 	close(pidfd);
@@ -1224,7 +1271,9 @@ TEST_F(sat, other_netns_with_cap_sys_admin_without_cap_net_admin_succeeds)
 	EXPECT_EQ(cookie, self->a_cookie);
 }
 
-/* A non-root uid given CAP_NET_ADMIN only (a container's --cap-add NET_ADMIN). */
+/*
+ * A non-root uid given CAP_NET_ADMIN only (a container's --cap-add NET_ADMIN).
+ */
 TEST_F(sat, uid_with_only_cap_net_admin_is_eperm)
 {
 	__u64 cookie = 0;
@@ -1257,7 +1306,8 @@ TEST_F(sat, raw_socket_without_cap_net_raw_is_eperm)
 	close(s);
 	ASSERT_EQ(sys_socketat(self->a, AF_INET, SOCK_RAW, IPPROTO_ICMP), -1);
 	ASSERT_EQ(errno, EPERM);
-	ASSERT_EQ(sys_socketat(self->a, AF_INET6, SOCK_RAW, IPPROTO_ICMPV6), -1);
+	ASSERT_EQ(sys_socketat(self->a, AF_INET6, SOCK_RAW, IPPROTO_ICMPV6),
+		  -1);
 	ASSERT_EQ(errno, EPERM);
 }
 
@@ -1316,7 +1366,8 @@ TEST_F(sat, unprivileged_user_ns_owner_reaches_its_other_netns)
 	ASSERT_EQ(nsfd_become_nobody(), 0);
 	err = nsfd_unshare_userns(CLONE_NEWNET);
 	ASSERT_EQ(err, 0) {
-		TH_LOG("unshare(CLONE_NEWUSER|CLONE_NEWNET): %s", strerror(-err));
+		TH_LOG("unshare(CLONE_NEWUSER|CLONE_NEWNET): %s",
+		       strerror(-err));
 	}
 	first = nsfd_open_ns(0, "net");
 	ASSERT_GE(first, 0);
@@ -1382,7 +1433,8 @@ TEST_F(sat, userns_owner_outside_is_eperm_until_it_joins)
 	EXPECT_EQ(cookie, h.cookie);
 	SAT_EXPECT_BOTH(h.netns, h.cookie, 0);
 	SAT_EXPECT_BOTH(h.pidfd, h.cookie, 0);
-	s = sys_socketat(h.netns, AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
+	s = sys_socketat(h.netns, AF_INET, SOCK_RAW | SOCK_CLOEXEC,
+			 IPPROTO_ICMP);
 	EXPECT_GE(s, 0) {
 		TH_LOG("raw socket in the owned netns: %s", strerror(errno));
 	}
@@ -1562,7 +1614,8 @@ static int sat_matrix_become(const struct sat_profile *p, int owned_userns)
 {
 	int err;
 
-	err = p->uid ? sat_become_with_caps(p->uid, p->keep) : nsfd_drop_caps(p->drop);
+	err = p->uid ? sat_become_with_caps(p->uid, p->keep) :
+		       nsfd_drop_caps(p->drop);
 	if (err)
 		return err;
 	switch (p->userns) {
@@ -1688,7 +1741,8 @@ TEST_F(sat, permission_matrix_socketat_and_setns_agree)
 			sat_matrix_row(p, h, owned_userns, pipefd[1]);
 		}
 		close(pipefd[1]);
-		ASSERT_EQ(read(pipefd[0], res, sizeof(res)), (ssize_t)sizeof(res));
+		ASSERT_EQ(read(pipefd[0], res, sizeof(res)),
+			  (ssize_t)sizeof(res));
 		close(pipefd[0]);
 		ASSERT_EQ(waitpid(pid, &status, 0), pid);
 		ASSERT_EQ(res[2 * NR_CELLS], 0) {
@@ -1736,7 +1790,8 @@ TEST_F(sat, socket_keeps_its_netns_alive)
 	ASSERT_EQ(nsfd_child_start(&c, nsfd_do_unshare, &flags), 0);
 	nsfd = nsfd_open_ns(c.pid, "net");
 	ASSERT_GE(nsfd, 0);
-	ASSERT_EQ(nsfd_link_add(nl, "nsfd-here", "veth", -1, "nsfd-there", nsfd), 0);
+	ASSERT_EQ(nsfd_link_add(nl, "nsfd-here", "veth", -1, "nsfd-there",
+				nsfd), 0);
 	ifindex = nsfd_link_index(nl, "nsfd-here");
 	ASSERT_GT(ifindex, 0);
 	s = sys_socketat(nsfd, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -1792,8 +1847,8 @@ static unsigned int sweep_rand(unsigned int *state)
 enum { T_HERE, T_A, T_B, NR_TARGETS };
 
 enum {
-	C_MINUS_ONE, C_OWN_FD, C_FOREIGN_FD, C_OTHER_NS, C_PIDFD_LIVE, C_PIDFD_DEAD,
-	C_NOT_NS, C_NOT_OPEN, NR_CLASSES
+	C_MINUS_ONE, C_OWN_FD, C_FOREIGN_FD, C_OTHER_NS, C_PIDFD_LIVE,
+	C_PIDFD_DEAD, C_NOT_NS, C_NOT_OPEN, NR_CLASSES
 };
 
 static const char *const sweep_class_name[NR_CLASSES] = {
@@ -1830,31 +1885,44 @@ struct sweep_family {
 
 static struct sweep_family sweep_families[] = {
 	{ .family = AF_UNIX, .name = "AF_UNIX", .weight = 4, .cand = {
-		{ SOCK_STREAM, 0 }, { SOCK_DGRAM, 0 }, { SOCK_SEQPACKET, 0 }, { SOCK_RAW, 0 },
-		{ SOCK_STREAM, PF_UNIX }, { SOCK_DGRAM, PF_UNIX }, { SOCK_RDM, 0 },
-		{ SOCK_STREAM, 2 }, { SOCK_DGRAM, -1 }, { SOCK_PACKET, 0 }, { 0, 0 }, END } },
+		{ SOCK_STREAM, 0 }, { SOCK_DGRAM, 0 }, { SOCK_SEQPACKET, 0 },
+		{ SOCK_RAW, 0 },
+		{ SOCK_STREAM, PF_UNIX }, { SOCK_DGRAM, PF_UNIX },
+		{ SOCK_RDM, 0 },
+		{ SOCK_STREAM, 2 }, { SOCK_DGRAM, -1 }, { SOCK_PACKET, 0 },
+		{ 0, 0 }, END } },
 	{ .family = AF_INET, .name = "AF_INET", .weight = 4, .cand = {
-		{ SOCK_STREAM, 0 }, { SOCK_STREAM, IPPROTO_TCP }, { SOCK_DGRAM, 0 },
-		{ SOCK_DGRAM, IPPROTO_UDP }, { SOCK_RAW, IPPROTO_ICMP }, { SOCK_RAW, IPPROTO_RAW },
+		{ SOCK_STREAM, 0 }, { SOCK_STREAM, IPPROTO_TCP },
+		{ SOCK_DGRAM, 0 },
+		{ SOCK_DGRAM, IPPROTO_UDP }, { SOCK_RAW, IPPROTO_ICMP },
+		{ SOCK_RAW, IPPROTO_RAW },
 		{ SOCK_RAW, IPPROTO_UDP }, { SOCK_DGRAM, IPPROTO_ICMP },
 		{ SOCK_STREAM, IPPROTO_UDP },
-		{ SOCK_SEQPACKET, 0 }, { SOCK_DGRAM, IPPROTO_TCP }, { SOCK_STREAM, -1 },
+		{ SOCK_SEQPACKET, 0 }, { SOCK_DGRAM, IPPROTO_TCP },
+		{ SOCK_STREAM, -1 },
 		{ SOCK_STREAM, IPPROTO_MAX }, { SOCK_RAW, 0 }, END } },
 	{ .family = AF_INET6, .name = "AF_INET6", .weight = 4, .cand = {
-		{ SOCK_STREAM, 0 }, { SOCK_STREAM, IPPROTO_TCP }, { SOCK_DGRAM, 0 },
+		{ SOCK_STREAM, 0 }, { SOCK_STREAM, IPPROTO_TCP },
+		{ SOCK_DGRAM, 0 },
 		{ SOCK_DGRAM, IPPROTO_UDP }, { SOCK_RAW, IPPROTO_ICMPV6 },
 		{ SOCK_RAW, IPPROTO_RAW },
-		{ SOCK_DGRAM, IPPROTO_ICMPV6 }, { SOCK_STREAM, IPPROTO_UDP }, { SOCK_SEQPACKET, 0 },
-		{ SOCK_DGRAM, IPPROTO_TCP }, { SOCK_STREAM, -1 }, { SOCK_RAW, 0 }, END } },
+		{ SOCK_DGRAM, IPPROTO_ICMPV6 }, { SOCK_STREAM, IPPROTO_UDP },
+		{ SOCK_SEQPACKET, 0 },
+		{ SOCK_DGRAM, IPPROTO_TCP }, { SOCK_STREAM, -1 },
+		{ SOCK_RAW, 0 }, END } },
 	{ .family = AF_NETLINK, .name = "AF_NETLINK", .weight = 3, .cand = {
 		{ SOCK_RAW, NETLINK_ROUTE }, { SOCK_DGRAM, NETLINK_ROUTE },
 		{ SOCK_RAW, NETLINK_SOCK_DIAG }, { SOCK_RAW, NETLINK_GENERIC },
-		{ SOCK_RAW, NETLINK_KOBJECT_UEVENT }, { SOCK_STREAM, NETLINK_ROUTE },
-		{ SOCK_RAW, MAX_LINKS }, { SOCK_RAW, -1 }, { SOCK_SEQPACKET, 0 }, END } },
+		{ SOCK_RAW, NETLINK_KOBJECT_UEVENT },
+		{ SOCK_STREAM, NETLINK_ROUTE },
+		{ SOCK_RAW, MAX_LINKS }, { SOCK_RAW, -1 },
+		{ SOCK_SEQPACKET, 0 }, END } },
 	/* Rare: packet_release() waits for an RCU grace period. */
 	{ .family = AF_PACKET, .name = "AF_PACKET", .weight = 1, .cand = {
-		{ SOCK_RAW, 0 }, { SOCK_DGRAM, 0 }, { SOCK_RAW, 0x0300 /* htons(ETH_P_ALL) */ },
-		{ SOCK_DGRAM, 0x0008 /* htons(ETH_P_IP) */ }, { SOCK_STREAM, 0 },
+		{ SOCK_RAW, 0 }, { SOCK_DGRAM, 0 },
+		{ SOCK_RAW, 0x0300 /* htons(ETH_P_ALL) */ },
+		{ SOCK_DGRAM, 0x0008 /* htons(ETH_P_IP) */ },
+		{ SOCK_STREAM, 0 },
 		{ SOCK_SEQPACKET, 0 }, END } },
 };
 
@@ -1893,12 +1961,15 @@ struct sweep {
 
 static void sweep_add(struct sweep *x, int class, int fd, int target, int err)
 {
-	/* -1 only as itself; other negative numbers only as "not an open fd". */
+	/*
+	 * -1 only as itself; other negative numbers only as "not an open fd".
+	 */
 	if (fd == -1 ? class != C_MINUS_ONE : fd < 0 && class != C_NOT_OPEN)
 		return;
 	if (x->npool[class] >= SWEEP_POOL)
 		return;
-	x->pool[class][x->npool[class]++] = (struct sweep_nsfd){ fd, target, err };
+	x->pool[class][x->npool[class]++] =
+		(struct sweep_nsfd){ fd, target, err };
 }
 
 /* Which candidate pairs make a socket here; the families that have any. */
@@ -1914,7 +1985,8 @@ static void sweep_probe_families(struct sweep *x)
 		f->nbad = 0;
 		for (j = 0; j < SWEEP_PAIRS && f->cand[j].type != -1; j++) {
 			const struct sweep_pair *p = &f->cand[j];
-			int s = socket(f->family, p->type | SOCK_CLOEXEC, p->protocol);
+			int s = socket(f->family, p->type | SOCK_CLOEXEC,
+				       p->protocol);
 
 			if (s >= 0) {
 				close(s);
@@ -1930,7 +2002,8 @@ static void sweep_probe_families(struct sweep *x)
 	}
 }
 
-static void sweep_draw(struct sweep *x, unsigned int *st, struct sweep_triple *t)
+static void sweep_draw(struct sweep *x, unsigned int *st,
+		       struct sweep_triple *t)
 {
 	unsigned int r = sweep_rand(st), w;
 	const struct sweep_family *f;
@@ -1939,7 +2012,8 @@ static void sweep_draw(struct sweep *x, unsigned int *st, struct sweep_triple *t
 
 	if (r % 100 < 5) {
 		/* Unsupported family, with any family's pair. */
-		t->family = sweep_bad_families[(r >> 8) % ARRAY_SIZE(sweep_bad_families)];
+		t->family = sweep_bad_families[(r >> 8) %
+					       ARRAY_SIZE(sweep_bad_families)];
 		f = x->fam[(r >> 12) % x->nfam];
 		p = (r >> 16) & 1 || !f->nbad ? &f->good[(r >> 17) % f->ngood] :
 						 &f->bad[(r >> 17) % f->nbad];
@@ -1958,12 +2032,14 @@ static void sweep_draw(struct sweep *x, unsigned int *st, struct sweep_triple *t
 
 	r = sweep_rand(st);
 	if (r % 100 < 3) {
-		int bit = unknown_type_bits[(r >> 8) % ARRAY_SIZE(unknown_type_bits)];
+		int bit = unknown_type_bits[(r >> 8) %
+					    ARRAY_SIZE(unknown_type_bits)];
 
 		if (unknown_type_bit(bit))
 			t->type |= bit;
 	} else {
-		t->type |= ((r >> 8) & 1 ? SOCK_CLOEXEC : 0) | ((r >> 9) & 1 ? SOCK_NONBLOCK : 0);
+		t->type |= ((r >> 8) & 1 ? SOCK_CLOEXEC : 0) |
+			   ((r >> 9) & 1 ? SOCK_NONBLOCK : 0);
 	}
 	r = sweep_rand(st);
 	if (r % 100 < 2) {
@@ -1977,8 +2053,8 @@ static void sweep_draw(struct sweep *x, unsigned int *st, struct sweep_triple *t
 }
 
 /* socket(2) for @t inside netns @target, by a setns dance if it is not here. */
-static int sweep_compute(struct sweep *x, int target, const struct sweep_triple *t,
-			 struct sweep_answer *a)
+static int sweep_compute(struct sweep *x, int target,
+			 const struct sweep_triple *t, struct sweep_answer *a)
 {
 	int s;
 
@@ -2000,7 +2076,10 @@ static int sweep_compute(struct sweep *x, int target, const struct sweep_triple 
 	return 0;
 }
 
-/* The answer of socket(2) for @t in @target, remembered. NULL if the dance failed. */
+/*
+ * The answer of socket(2) for @t in @target, remembered. NULL if the dance
+ * failed.
+ */
 static const struct sweep_answer *sweep_answer(struct sweep *x, int target,
 					       const struct sweep_triple *t)
 {
@@ -2011,10 +2090,10 @@ static const struct sweep_answer *sweep_answer(struct sweep *x, int target,
 	h = (h ^ (unsigned int)t->family) * 0x85ebca6bu;
 	h = (h ^ (unsigned int)t->type) * 0xc2b2ae35u;
 	h = (h ^ (unsigned int)t->protocol) * 0x27d4eb2fu;
-	for (a = &x->cache[h % SWEEP_CACHE]; a->used; a = a == &x->cache[SWEEP_CACHE - 1] ?
-							     x->cache : a + 1) {
-		if (a->target == target && a->t.family == t->family && a->t.type == t->type &&
-		    a->t.protocol == t->protocol)
+	for (a = &x->cache[h % SWEEP_CACHE]; a->used;
+	     a = a == &x->cache[SWEEP_CACHE - 1] ? x->cache : a + 1) {
+		if (a->target == target && a->t.family == t->family &&
+		    a->t.type == t->type && a->t.protocol == t->protocol)
 			return a;
 	}
 	if (x->cached >= SWEEP_CACHE * 3 / 4)
@@ -2030,9 +2109,12 @@ static const struct sweep_answer *sweep_answer(struct sweep *x, int target,
 	return a;
 }
 
-/* A socketat() socket against the answer: 0 if it is what socket(2) made there. */
+/*
+ * A socketat() socket against the answer: 0 if it is what socket(2) made there.
+ */
 static const char *sweep_socket_wrong(struct sweep *x, int s, int target,
-				      const struct sweep_triple *t, const struct sweep_answer *a)
+				      const struct sweep_triple *t,
+				      const struct sweep_answer *a)
 {
 	int fdflags = fcntl(s, F_GETFD), flflags = fcntl(s, F_GETFL);
 
@@ -2040,7 +2122,8 @@ static const char *sweep_socket_wrong(struct sweep *x, int s, int target,
 		return "a socket where socket(2) fails";
 	if (nsfd_netns_cookie(s) != x->cookie[target])
 		return "in the wrong netns";
-	if (sockopt(s, SO_DOMAIN) != a->domain || sockopt(s, SO_TYPE) != a->type ||
+	if (sockopt(s, SO_DOMAIN) != a->domain ||
+	    sockopt(s, SO_TYPE) != a->type ||
 	    sockopt(s, SO_PROTOCOL) != a->protocol)
 		return "domain, type or protocol differ";
 	if (!!(fdflags & FD_CLOEXEC) != !!(t->type & SOCK_CLOEXEC))
@@ -2055,14 +2138,17 @@ static double sweep_seconds(const struct timespec *t0)
 	struct timespec t1;
 
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+	return (double)(t1.tv_sec - t0->tv_sec) +
+	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
 TEST_F_TIMEOUT(sat, sweep_every_call_matches_socket_in_the_target, 180)
 {
 	static struct sweep sw;
 	struct sweep *x = &sw;
-	const struct sat_who in_b = { .unshare_as_root = CLONE_NEWNET, .dumpable = 1 };
+	const struct sat_who in_b = {
+		.unshare_as_root = CLONE_NEWNET, .dumpable = 1
+	};
 	unsigned int state = SWEEP_SEED, calls, made = 0, mismatches = 0, i;
 	unsigned int class_calls[NR_CLASSES] = {}, class_made[NR_CLASSES] = {};
 	unsigned int errs[256] = {};
@@ -2089,22 +2175,29 @@ TEST_F_TIMEOUT(sat, sweep_every_call_matches_socket_in_the_target, 180)
 	sweep_add(x, C_FOREIGN_FD, b.netns, T_B, 0);
 	for (i = 0; i < NSFD_NR_NS; i++)
 		if (nsfd_ns_entries[i].type != CLONE_NEWNET)
-			sweep_add(x, C_OTHER_NS, nsfd_open_ns(0, nsfd_ns_entries[i].name), -1,
+			sweep_add(x, C_OTHER_NS,
+				  nsfd_open_ns(0, nsfd_ns_entries[i].name), -1,
 				  EINVAL);
 	sweep_add(x, C_PIDFD_LIVE, b.pidfd, T_B, 0);
 	sweep_add(x, C_PIDFD_LIVE, sys_pidfd_open(getpid(), 0), T_HERE, 0);
 	sweep_add(x, C_PIDFD_DEAD, nsfd_pidfd_of_reaped_child(), -1, ESRCH);
 	sweep_add(x, C_PIDFD_DEAD, sat_zombie(NULL, &zpid), -1, ESRCH);
-	sweep_add(x, C_NOT_NS, open("/proc/self/status", O_RDONLY | O_CLOEXEC), -1, EINVAL);
-	sweep_add(x, C_NOT_NS, open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC), -1, EINVAL);
-	sweep_add(x, C_NOT_NS, open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC), -1,
+	sweep_add(x, C_NOT_NS, open("/proc/self/status", O_RDONLY | O_CLOEXEC),
+		  -1, EINVAL);
+	sweep_add(x, C_NOT_NS, open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+		  -1, EINVAL);
+	sweep_add(x, C_NOT_NS,
+		  open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC), -1,
 		  EINVAL);
-	sweep_add(x, C_NOT_NS, socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), -1, EINVAL);
+	sweep_add(x, C_NOT_NS, socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0),
+		  -1, EINVAL);
 	sweep_add(x, C_NOT_NS, eventfd(0, EFD_CLOEXEC), -1, EINVAL);
 	ASSERT_EQ(pipe2(pipefd, O_CLOEXEC), 0);
 	sweep_add(x, C_NOT_NS, pipefd[0], -1, EINVAL);
-	sweep_add(x, C_NOT_OPEN, open("/proc/self/ns/net", O_PATH | O_CLOEXEC), -1, EBADF);
-	sweep_add(x, C_NOT_OPEN, open("/proc/self/status", O_PATH | O_CLOEXEC), -1, EBADF);
+	sweep_add(x, C_NOT_OPEN, open("/proc/self/ns/net", O_PATH | O_CLOEXEC),
+		  -1, EBADF);
+	sweep_add(x, C_NOT_OPEN, open("/proc/self/status", O_PATH | O_CLOEXEC),
+		  -1, EBADF);
 	sweep_add(x, C_NOT_OPEN, -2, -1, EBADF);
 	sweep_add(x, C_NOT_OPEN, INT_MAX, -1, EBADF);
 	sweep_add(x, C_NOT_OPEN, INT_MIN, -1, EBADF);
@@ -2129,13 +2222,15 @@ TEST_F_TIMEOUT(sat, sweep_every_call_matches_socket_in_the_target, 180)
 				" %s (%d of %d pairs make a socket)",
 				x->fam[i]->name, x->fam[i]->ngood,
 				x->fam[i]->ngood + x->fam[i]->nbad);
-	ksft_print_msg("sweep: families:%s; out of range: -1 1000 INT_MAX INT_MIN\n", line);
+	ksft_print_msg("sweep: families:%s; out of range: -1 1000 INT_MAX INT_MIN\n",
+		       line);
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (calls = 0; calls < SWEEP_CALLS; calls++) {
 		unsigned int r = sweep_rand(&state);
 		int class = r % NR_CLASSES, s, e;
-		struct sweep_nsfd n = x->pool[class][(r >> 8) % x->npool[class]];
+		struct sweep_nsfd n =
+			x->pool[class][(r >> 8) % x->npool[class]];
 		const struct sweep_answer *a = NULL;
 		struct sweep_triple t;
 		const char *wrong = NULL;
@@ -2145,17 +2240,21 @@ TEST_F_TIMEOUT(sat, sweep_every_call_matches_socket_in_the_target, 180)
 				       SWEEP_MAX_SECONDS, calls);
 			break;
 		}
-		/* Half of the not-open numbers are random: far above or below. */
+		/*
+		 * Half of the not-open numbers are random: far above or below.
+		 */
 		if (class == C_NOT_OPEN && (r >> 20) & 1) {
 			unsigned int v = sweep_rand(&state);
 
-			n.fd = v & 1 ? (int)(0x20000000u | v >> 1) : -(int)(v % 1000000) - 2;
+			n.fd = v & 1 ? (int)(0x20000000u | v >> 1) :
+				       -(int)(v % 1000000) - 2;
 		}
 		sweep_draw(x, &state, &t);
 		if (n.target >= 0) {
 			a = sweep_answer(x, n.target, &t);
 			ASSERT_NE(NULL, a) {
-				TH_LOG("setns dance into target %d: %s", n.target, strerror(errno));
+				TH_LOG("setns dance into target %d: %s",
+				       n.target, strerror(errno));
 			}
 		}
 		s = sys_socketat(n.fd, t.family, t.type, t.protocol);
@@ -2163,7 +2262,7 @@ TEST_F_TIMEOUT(sat, sweep_every_call_matches_socket_in_the_target, 180)
 		class_calls[class]++;
 		if (s >= 0) {
 			wrong = a ? sweep_socket_wrong(x, s, n.target, &t, a) :
-				    "a socket where the nsfd class has an errno";
+				"a socket where the nsfd class has an errno";
 			close(s);
 			made++;
 			class_made[class]++;
@@ -2172,25 +2271,28 @@ TEST_F_TIMEOUT(sat, sweep_every_call_matches_socket_in_the_target, 180)
 		}
 		errs[e < 256 ? e : 255]++;
 		if (wrong && mismatches++ < 10)
-			TH_LOG("call %u: socketat(%d [%s], %d, 0x%x, %d): %s, want %s: %s", calls,
-			       n.fd, sweep_class_name[class], t.family, t.type, t.protocol,
-			       sat_errname(e), sat_errname(a ? a->err : n.err), wrong);
+			TH_LOG("call %u: socketat(%d [%s], %d, 0x%x, %d): %s, want %s: %s",
+			       calls, n.fd, sweep_class_name[class], t.family,
+			       t.type, t.protocol, sat_errname(e),
+			       sat_errname(a ? a->err : n.err), wrong);
 	}
 
 	ksft_print_msg("sweep: %u calls, seed 0x%x, %.1f s, %u setns dances for the answers\n",
 		       calls, SWEEP_SEED, sweep_seconds(&t0), x->dances);
-	ksft_print_msg("sweep: %u sockets made (%.1f%% of the calls), %u mismatches\n", made,
-		       calls ? 100.0 * made / calls : 0.0, mismatches);
+	ksft_print_msg("sweep: %u sockets made (%.1f%% of the calls), %u mismatches\n",
+		       made, calls ? 100.0 * made / calls : 0.0, mismatches);
 	len = 0;
 	for (i = 0; i < 256; i++)
 		if (errs[i])
-			len += snprintf(line + len, sizeof(line) - len, "%s%s %u",
-					len ? ", " : "", i ? sat_errname(i) : "socket", errs[i]);
+			len += snprintf(line + len, sizeof(line) - len,
+					"%s%s %u", len ? ", " : "",
+					i ? sat_errname(i) : "socket", errs[i]);
 	ksft_print_msg("sweep: errno table: %s\n", line);
 	len = 0;
 	for (i = 0; i < NR_CLASSES; i++)
-		len += snprintf(line + len, sizeof(line) - len, "%s%s %u/%u", i ? ", " : "",
-				sweep_class_name[i], class_made[i], class_calls[i]);
+		len += snprintf(line + len, sizeof(line) - len, "%s%s %u/%u",
+				i ? ", " : "", sweep_class_name[i],
+				class_made[i], class_calls[i]);
 	ksft_print_msg("sweep: sockets/calls by nsfd class: %s\n", line);
 	fflush(stdout);
 
@@ -2205,8 +2307,8 @@ TEST_F_TIMEOUT(sat, sweep_every_call_matches_socket_in_the_target, 180)
 		for (j = 0; j < x->npool[i]; j++) {
 			int f = x->pool[i][j].fd;
 
-			if (f < 0 || f == self->here || f == self->a || f == b.netns ||
-			    f == b.pidfd)
+			if (f < 0 || f == self->here || f == self->a ||
+			    f == b.netns || f == b.pidfd)
 				continue;
 			close(f);
 		}

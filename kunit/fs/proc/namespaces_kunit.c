@@ -37,14 +37,18 @@
 #include <net/net_namespace.h>
 
 KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_put_cred, put_cred, const struct cred *);
-KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_put_nsproxy, put_nsproxy, struct nsproxy *);
+KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_put_nsproxy, put_nsproxy,
+			    struct nsproxy *);
 #ifdef CONFIG_USER_NS
-KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_put_ucounts, put_ucounts, struct ucounts *);
+KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_put_ucounts, put_ucounts,
+			    struct ucounts *);
 #endif
-KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_free_fs, free_fs_struct, struct fs_struct *);
+KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_free_fs, free_fs_struct,
+			    struct fs_struct *);
 KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_path_put, path_put, const struct path *);
 #ifdef CONFIG_PID_NS
-KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_put_pid_ns, put_pid_ns, struct pid_namespace *);
+KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_put_pid_ns, put_pid_ns,
+			    struct pid_namespace *);
 #endif
 
 static const struct proc_ns_operations *ns_kunit_ops(struct kunit *test)
@@ -54,7 +58,8 @@ static const struct proc_ns_operations *ns_kunit_ops(struct kunit *test)
 	return *entry;
 }
 
-static void ns_kunit_entry_desc(const struct proc_ns_operations **entry, char *desc)
+static void ns_kunit_entry_desc(const struct proc_ns_operations **entry,
+				char *desc)
 {
 	strscpy(desc, (*entry)->name, KUNIT_PARAM_DESC_SIZE);
 }
@@ -70,8 +75,8 @@ static unsigned int ns_kunit_count(struct ns_common *ns)
  * The namespace of @ops's entry in @nsp. Only entries the configuration
  * builds can be asked for: they are the ones in ns_entries[].
  */
-static struct ns_common *ns_kunit_nsproxy_ns(struct nsproxy *nsp,
-					     const struct proc_ns_operations *ops)
+static struct ns_common *
+ns_kunit_nsproxy_ns(struct nsproxy *nsp, const struct proc_ns_operations *ops)
 {
 	switch (ops->type) {
 #ifdef CONFIG_UTS_NS
@@ -97,7 +102,8 @@ static struct ns_common *ns_kunit_nsproxy_ns(struct nsproxy *nsp,
 #ifdef CONFIG_TIME_NS
 	case CLONE_NEWTIME:
 		/* time_for_children reads as "time" */
-		return ops->real_ns_name ? &nsp->time_ns_for_children->ns : &nsp->time_ns->ns;
+		return ops->real_ns_name ? &nsp->time_ns_for_children->ns :
+		       &nsp->time_ns->ns;
 #endif
 	case CLONE_NEWNS:
 		return from_mnt_ns(nsp->mnt_ns);
@@ -106,7 +112,8 @@ static struct ns_common *ns_kunit_nsproxy_ns(struct nsproxy *nsp,
 }
 
 /* Every namespace of @a but those of @type is @b's. */
-static void ns_kunit_expect_only_type_differs(struct kunit *test, struct nsproxy *a,
+static void ns_kunit_expect_only_type_differs(struct kunit *test,
+					      struct nsproxy *a,
 					      struct nsproxy *b, int type)
 {
 	if (type != CLONE_NEWUTS)
@@ -116,12 +123,14 @@ static void ns_kunit_expect_only_type_differs(struct kunit *test, struct nsproxy
 	if (type != CLONE_NEWNS)
 		KUNIT_EXPECT_PTR_EQ(test, a->mnt_ns, b->mnt_ns);
 	if (type != CLONE_NEWPID)
-		KUNIT_EXPECT_PTR_EQ(test, a->pid_ns_for_children, b->pid_ns_for_children);
+		KUNIT_EXPECT_PTR_EQ(test, a->pid_ns_for_children,
+				    b->pid_ns_for_children);
 	if (type != CLONE_NEWNET)
 		KUNIT_EXPECT_PTR_EQ(test, a->net_ns, b->net_ns);
 	if (type != CLONE_NEWTIME) {
 		KUNIT_EXPECT_PTR_EQ(test, a->time_ns, b->time_ns);
-		KUNIT_EXPECT_PTR_EQ(test, a->time_ns_for_children, b->time_ns_for_children);
+		KUNIT_EXPECT_PTR_EQ(test, a->time_ns_for_children,
+				    b->time_ns_for_children);
 	}
 	if (type != CLONE_NEWCGROUP)
 		KUNIT_EXPECT_PTR_EQ(test, a->cgroup_ns, b->cgroup_ns);
@@ -140,7 +149,9 @@ static struct cred *ns_kunit_userns_cred(struct kunit *test)
 		kunit_skip(test, "CONFIG_USER_NS is off");
 	cred = prepare_creds();
 	KUNIT_ASSERT_NOT_NULL(test, cred);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_put_cred, cred));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, ns_kunit_put_cred,
+						  cred));
 	err = create_user_ns(cred);
 	KUNIT_ASSERT_EQ_MSG(test, err, 0, "create_user_ns");
 	return cred;
@@ -230,18 +241,22 @@ static int ns_kunit_child_fn(void *data)
 
 #ifdef CONFIG_PID_NS
 	if (c->flags & CLONE_NEWPID) {
-		c->inner = copy_pid_ns(CLONE_NEWPID, current_user_ns(),
-				       task_active_pid_ns(current));
-		c->own_parent = ns_kunit_parent_seen_inside(&task_active_pid_ns(current)->ns);
+		struct pid_namespace *active = task_active_pid_ns(current);
+
+		c->inner = copy_pid_ns(CLONE_NEWPID, current_user_ns(), active);
+		c->own_parent = ns_kunit_parent_seen_inside(&active->ns);
 		if (!IS_ERR(c->inner))
-			c->inner_parent = ns_kunit_parent_seen_inside(&c->inner->ns);
+			c->inner_parent =
+				ns_kunit_parent_seen_inside(&c->inner->ns);
 	}
 	if (c->unshare_pid) {
 		struct nsproxy *nsp = NULL;
 
-		/* unshare(CLONE_NEWPID): a new pid_for_children, same active ns */
-		c->unshare_err = unshare_nsproxy_namespaces(CLONE_NEWPID, &nsp, NULL,
-							    current->fs);
+		/*
+		 * unshare(CLONE_NEWPID): a new pid_for_children, same active ns
+		 */
+		c->unshare_err = unshare_nsproxy_namespaces(CLONE_NEWPID, &nsp,
+							    NULL, current->fs);
 		if (!c->unshare_err && nsp) {
 			c->for_children = nsp->pid_ns_for_children;
 			switch_task_namespaces(current, nsp);
@@ -283,8 +298,10 @@ static void ns_kunit_child_stop(void *data)
  * Fork a child with @cred (copied as its own) and @flags; with
  * @unshare_pid it then unshares CLONE_NEWPID, as unshare(2) does.
  */
-static struct ns_kunit_child *ns_kunit_child_start(struct kunit *test, struct cred *cred,
-						   unsigned long flags, bool unshare_pid)
+static struct ns_kunit_child *ns_kunit_child_start(struct kunit *test,
+						   struct cred *cred,
+						   unsigned long flags,
+						   bool unshare_pid)
 {
 	struct ns_kunit_child *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	const struct cred *old = NULL;
@@ -300,7 +317,8 @@ static struct ns_kunit_child *ns_kunit_child_start(struct kunit *test, struct cr
 	init_completion(&c->gc_exited);
 	if (cred)
 		old = override_creds(cred);
-	c->pid = user_mode_thread(ns_kunit_child_fn, c, flags | CLONE_PARENT | SIGCHLD);
+	c->pid = user_mode_thread(ns_kunit_child_fn, c,
+				  flags | CLONE_PARENT | SIGCHLD);
 	if (cred)
 		revert_creds(old);
 	KUNIT_ASSERT_GT_MSG(test, c->pid, 0, "fork");
@@ -309,13 +327,17 @@ static struct ns_kunit_child *ns_kunit_child_start(struct kunit *test, struct cr
 		ns_kunit_child_release(c);
 		KUNIT_FAIL_AND_ABORT(test, "forked child %d not found", c->pid);
 	}
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_child_stop, c));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, ns_kunit_child_stop,
+						  c));
 	wait_for_completion(&c->ready);
 #ifdef CONFIG_PID_NS
 	if (flags & CLONE_NEWPID) {
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c->inner);
-		KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_put_pid_ns,
-								   c->inner));
+		KUNIT_ASSERT_EQ(test, 0,
+				kunit_add_action_or_reset(test,
+							  ns_kunit_put_pid_ns,
+							  c->inner));
 	}
 #endif
 	return c;
@@ -324,8 +346,8 @@ static struct ns_kunit_child *ns_kunit_child_start(struct kunit *test, struct cr
 /* A private namespace of one entry's type, and how the entry reaches it. */
 struct ns_kunit_target {
 	const struct proc_ns_operations *ops;
-	struct cred *owner_cred;	/* a cred in @owner; NULL without USER_NS */
-	struct user_namespace *owner;	/* what ops->owner(target) must answer */
+	struct cred *owner_cred; /* a cred in @owner; NULL without USER_NS */
+	struct user_namespace *owner; /* what ops->owner(target) must answer */
 	struct cred *user_cred;		/* user: a cred in the target */
 	struct nsproxy *nsp;		/* the others: holds the target */
 	struct ns_kunit_child *child;	/* pid, user: a task in the target */
@@ -354,19 +376,24 @@ static struct ns_kunit_target *ns_kunit_target(struct kunit *test)
 	case CLONE_NEWUSER: {
 		const struct cred *old = override_creds(t->owner_cred);
 
-		/* A grandchild of init_user_ns: its owner is not init_user_ns. */
+		/*
+		 * A grandchild of init_user_ns: its owner is not init_user_ns.
+		 */
 		t->user_cred = ns_kunit_userns_cred(test);
 		revert_creds(old);
 		t->target = &t->user_cred->user_ns->ns;
 		/* userns_get() reads the objective cred: a task of its own. */
 		t->child = ns_kunit_child_start(test, t->user_cred, 0, false);
-		KUNIT_ASSERT_PTR_EQ(test, &task_cred_xxx(t->child->task, user_ns)->ns, t->target);
+		KUNIT_ASSERT_PTR_EQ(test,
+				    &task_cred_xxx(t->child->task, user_ns)->ns,
+				    t->target);
 		return t;
 	}
 #endif
 #ifdef CONFIG_PID_NS
 	case CLONE_NEWPID:
-		t->child = ns_kunit_child_start(test, t->owner_cred, CLONE_NEWPID, false);
+		t->child = ns_kunit_child_start(test, t->owner_cred,
+						CLONE_NEWPID, false);
 		t->target = &task_active_pid_ns(t->child->task)->ns;
 		KUNIT_ASSERT_PTR_NE(test, t->target, &init_pid_ns.ns);
 		return t;
@@ -375,17 +402,26 @@ static struct ns_kunit_target *ns_kunit_target(struct kunit *test)
 		/* copy_mnt_ns() re-roots this copy, never the task's fs. */
 		fs = copy_fs_struct(current->fs);
 		KUNIT_ASSERT_NOT_NULL(test, fs);
-		KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_free_fs, fs));
+		KUNIT_ASSERT_EQ(test, 0,
+				kunit_add_action_or_reset(test,
+							  ns_kunit_free_fs,
+							  fs));
 		break;
 	}
 
-	err = unshare_nsproxy_namespaces(ops->type, &t->nsp, t->owner_cred, fs ?: current->fs);
+	err = unshare_nsproxy_namespaces(ops->type, &t->nsp, t->owner_cred,
+					 fs ?: current->fs);
 	KUNIT_ASSERT_EQ_MSG(test, err, 0, "unshare %s", ops->name);
 	KUNIT_ASSERT_NOT_NULL(test, t->nsp);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_put_nsproxy, t->nsp));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, ns_kunit_put_nsproxy,
+						  t->nsp));
 #ifdef CONFIG_TIME_NS
 	if (ops->type == CLONE_NEWTIME) {
-		/* unshare made time_for_children; time follows at the next exec. */
+		/*
+		 * unshare made time_for_children; time follows at the next
+		 * exec.
+		 */
 		struct time_namespace *ns = t->nsp->time_ns_for_children;
 
 		get_time_ns(ns);
@@ -395,7 +431,8 @@ static struct ns_kunit_target *ns_kunit_target(struct kunit *test)
 #endif
 	t->target = ns_kunit_nsproxy_ns(t->nsp, ops);
 	KUNIT_ASSERT_NOT_NULL(test, t->target);
-	KUNIT_ASSERT_PTR_NE(test, t->target, ns_kunit_nsproxy_ns(current->nsproxy, ops));
+	KUNIT_ASSERT_PTR_NE(test, t->target,
+			    ns_kunit_nsproxy_ns(current->nsproxy, ops));
 	return t;
 }
 
@@ -404,7 +441,8 @@ struct ns_kunit_inside {
 	struct nsproxy *old_nsp;
 };
 
-static struct task_struct *ns_kunit_enter(struct ns_kunit_target *t, struct ns_kunit_inside *in)
+static struct task_struct *ns_kunit_enter(struct ns_kunit_target *t,
+					  struct ns_kunit_inside *in)
 {
 	if (t->child)
 		return t->child->task;
@@ -415,7 +453,8 @@ static struct task_struct *ns_kunit_enter(struct ns_kunit_target *t, struct ns_k
 	return current;
 }
 
-static void ns_kunit_leave(struct ns_kunit_target *t, struct ns_kunit_inside *in)
+static void ns_kunit_leave(struct ns_kunit_target *t,
+			   struct ns_kunit_inside *in)
 {
 	if (in->old_nsp)
 		switch_task_namespaces(current, in->old_nsp);
@@ -437,12 +476,14 @@ static void ns_entries_are_exactly_the_configured_types(struct kunit *test)
 		{ "uts", NULL, CLONE_NEWUTS, IS_ENABLED(CONFIG_UTS_NS) },
 		{ "ipc", NULL, CLONE_NEWIPC, IS_ENABLED(CONFIG_IPC_NS) },
 		{ "pid", NULL, CLONE_NEWPID, IS_ENABLED(CONFIG_PID_NS) },
-		{ "pid_for_children", "pid", CLONE_NEWPID, IS_ENABLED(CONFIG_PID_NS) },
+		{ "pid_for_children", "pid", CLONE_NEWPID,
+		  IS_ENABLED(CONFIG_PID_NS) },
 		{ "user", NULL, CLONE_NEWUSER, IS_ENABLED(CONFIG_USER_NS) },
 		{ "mnt", NULL, CLONE_NEWNS, true },
 		{ "cgroup", NULL, CLONE_NEWCGROUP, IS_ENABLED(CONFIG_CGROUPS) },
 		{ "time", NULL, CLONE_NEWTIME, IS_ENABLED(CONFIG_TIME_NS) },
-		{ "time_for_children", "time", CLONE_NEWTIME, IS_ENABLED(CONFIG_TIME_NS) },
+		{ "time_for_children", "time", CLONE_NEWTIME,
+		  IS_ENABLED(CONFIG_TIME_NS) },
 	};
 	unsigned int i, j, found = 0, configured = 0;
 
@@ -453,20 +494,24 @@ static void ns_entries_are_exactly_the_configured_types(struct kunit *test)
 		for (j = 0; j < ARRAY_SIZE(ns_entries); j++) {
 			if (strcmp(ns_entries[j]->name, abi[i].name))
 				continue;
-			KUNIT_EXPECT_NULL_MSG(test, ops, "%s listed twice", abi[i].name);
+			KUNIT_EXPECT_NULL_MSG(test, ops, "%s listed twice",
+					      abi[i].name);
 			ops = ns_entries[j];
 		}
 		KUNIT_EXPECT_EQ_MSG(test, !!ops, abi[i].configured,
-				    "%s listed: %d, configured: %d", abi[i].name,
-				    !!ops, abi[i].configured);
+				    "%s listed: %d, configured: %d",
+				    abi[i].name, !!ops, abi[i].configured);
 		if (!ops)
 			continue;
 		found++;
-		KUNIT_EXPECT_EQ_MSG(test, ops->type, abi[i].type, "%s", abi[i].name);
+		KUNIT_EXPECT_EQ_MSG(test, ops->type, abi[i].type, "%s",
+				    abi[i].name);
 		if (abi[i].real_name)
-			KUNIT_EXPECT_STREQ(test, ops->real_ns_name ?: "(none)", abi[i].real_name);
+			KUNIT_EXPECT_STREQ(test, ops->real_ns_name ?: "(none)",
+					   abi[i].real_name);
 		else
-			KUNIT_EXPECT_NULL_MSG(test, ops->real_ns_name, "%s", abi[i].name);
+			KUNIT_EXPECT_NULL_MSG(test, ops->real_ns_name, "%s",
+					      abi[i].name);
 	}
 	KUNIT_EXPECT_EQ(test, found, configured);
 	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(ns_entries), configured);
@@ -508,20 +553,23 @@ static const struct proc_ns_operations *ns_kunit_entry_named(const char *name)
  */
 static void ns_kunit_expect_pair(struct kunit *test,
 				 const struct proc_ns_operations *const pair[2],
-				 struct ns_common *const got[2], struct ns_common *const want[2])
+				 struct ns_common *const got[2],
+				 struct ns_common *const want[2])
 {
 	int i;
 
 	KUNIT_EXPECT_PTR_NE(test, want[0], want[1]);
 	for (i = 0; i < 2; i++) {
-		KUNIT_EXPECT_PTR_EQ_MSG(test, got[i], want[i], "%s", pair[i]->name);
+		KUNIT_EXPECT_PTR_EQ_MSG(test, got[i], want[i], "%s",
+					pair[i]->name);
 		if (!IS_ERR_OR_NULL(got[i]))
 			pair[i]->put(got[i]);
 	}
 }
 
 /* Both entries of @name, or skip naming the option that leaves them out. */
-static void ns_kunit_pair(struct kunit *test, const char *name, const char *option,
+static void ns_kunit_pair(struct kunit *test, const char *name,
+			  const char *option,
 			  const struct proc_ns_operations *pair[2])
 {
 	char children[16];
@@ -560,7 +608,8 @@ static void pid_and_pid_for_children_get_their_own_namespace(struct kunit *test)
  * /proc/<pid>/ns/time is the task's time namespace, time_for_children the
  * one unshare(CLONE_NEWTIME) made (the task enters it at its next exec).
  */
-static void time_and_time_for_children_get_their_own_namespace(struct kunit *test)
+static void
+time_and_time_for_children_get_their_own_namespace(struct kunit *test)
 {
 	const struct proc_ns_operations *pair[2];
 	struct ns_common *got[2] = {}, *want[2] = {};
@@ -568,10 +617,13 @@ static void time_and_time_for_children_get_their_own_namespace(struct kunit *tes
 	int err;
 
 	ns_kunit_pair(test, "time", "CONFIG_TIME_NS", pair);
-	err = unshare_nsproxy_namespaces(CLONE_NEWTIME, &nsp, NULL, current->fs);
+	err = unshare_nsproxy_namespaces(CLONE_NEWTIME, &nsp, NULL,
+					 current->fs);
 	KUNIT_ASSERT_EQ(test, err, 0);
 	KUNIT_ASSERT_NOT_NULL(test, nsp);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_put_nsproxy, nsp));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, ns_kunit_put_nsproxy,
+						  nsp));
 	want[0] = ns_kunit_nsproxy_ns(nsp, pair[0]);
 	want[1] = ns_kunit_nsproxy_ns(nsp, pair[1]);
 
@@ -619,7 +671,8 @@ static void ns_entry_owner_is_the_creating_user_ns(struct kunit *test)
 	init = t->ops->get(current);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, init);
 	KUNIT_EXPECT_PTR_EQ(test, t->ops->owner(init),
-			    t->ops->type == CLONE_NEWUSER ? NULL : &init_user_ns);
+			    t->ops->type == CLONE_NEWUSER ? NULL :
+			    &init_user_ns);
 	t->ops->put(init);
 }
 
@@ -651,7 +704,9 @@ static void ns_entry_get_parent(struct kunit *test)
 	t = ns_kunit_target(test);
 #ifdef CONFIG_PID_NS
 	if (ops->type == CLONE_NEWPID) {
-		/* The child's inner pid namespace, whose parent is the target. */
+		/*
+		 * The child's inner pid namespace, whose parent is the target.
+		 */
 		child = &t->child->inner->ns;
 		parent = t->target;
 	}
@@ -682,7 +737,8 @@ static void ns_entry_get_parent(struct kunit *test)
 		 * target, and the target's own parent is out of reach.
 		 */
 		KUNIT_EXPECT_PTR_EQ(test, t->child->inner_parent, parent);
-		KUNIT_EXPECT_PTR_EQ(test, t->child->own_parent, ERR_PTR(-EPERM));
+		KUNIT_EXPECT_PTR_EQ(test, t->child->own_parent,
+				    ERR_PTR(-EPERM));
 		KUNIT_EXPECT_EQ(test, ns_kunit_count(parent), base);
 	}
 #endif
@@ -713,7 +769,10 @@ static void ns_kunit_nsset(struct kunit *test, struct nsset *nsset,
 		struct cred *cred = prepare_creds();
 
 		KUNIT_ASSERT_NOT_NULL(test, cred);
-		KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_put_cred, cred));
+		KUNIT_ASSERT_EQ(test, 0,
+				kunit_add_action_or_reset(test,
+							  ns_kunit_put_cred,
+							  cred));
 		nsset->cred = cred;
 		return;
 	}
@@ -721,23 +780,28 @@ static void ns_kunit_nsset(struct kunit *test, struct nsset *nsset,
 	if (ops->type == CLONE_NEWNS) {
 		nsset->fs = copy_fs_struct(current->fs);
 		KUNIT_ASSERT_NOT_NULL(test, nsset->fs);
-		KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_free_fs,
-								   nsset->fs));
+		KUNIT_ASSERT_EQ(test, 0,
+				kunit_add_action_or_reset(test,
+							  ns_kunit_free_fs,
+							  nsset->fs));
 	}
 	err = unshare_nsproxy_namespaces(ops->type, &nsset->nsproxy, NULL,
 					 nsset->fs ?: current->fs);
 	KUNIT_ASSERT_EQ(test, err, 0);
 	KUNIT_ASSERT_NOT_NULL(test, nsset->nsproxy);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_put_nsproxy,
-							   nsset->nsproxy));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, ns_kunit_put_nsproxy,
+						  nsset->nsproxy));
 }
 
 static void ns_kunit_nsset_release(struct kunit *test, struct nsset *nsset)
 {
 	if (nsset->nsproxy) {
-		kunit_release_action(test, ns_kunit_put_nsproxy, nsset->nsproxy);
+		kunit_release_action(test, ns_kunit_put_nsproxy,
+				     nsset->nsproxy);
 	} else {
-		kunit_release_action(test, ns_kunit_put_cred, (void *)nsset->cred);
+		kunit_release_action(test, ns_kunit_put_cred,
+				     (void *)nsset->cred);
 		/* put_cred() frees through RCU: let it drop its references. */
 		rcu_barrier();
 	}
@@ -776,7 +840,10 @@ static void ns_entry_install_takes_the_target(struct kunit *test)
 				struct user_namespace, ns), current_uid());
 
 		KUNIT_ASSERT_NOT_NULL(test, uc);
-		KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_put_ucounts, uc));
+		KUNIT_ASSERT_EQ(test, 0,
+				kunit_add_action_or_reset(test,
+							  ns_kunit_put_ucounts,
+							  uc));
 	}
 #endif
 	base = ns_kunit_count(t->target);
@@ -785,12 +852,16 @@ static void ns_entry_install_takes_the_target(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base + refs);
 #ifdef CONFIG_TIME_NS
 	if (t->ops->type == CLONE_NEWTIME) {
-		KUNIT_EXPECT_PTR_EQ(test, &nsset.nsproxy->time_ns->ns, t->target);
-		KUNIT_EXPECT_PTR_EQ(test, &nsset.nsproxy->time_ns_for_children->ns, t->target);
+		KUNIT_EXPECT_PTR_EQ(test, &nsset.nsproxy->time_ns->ns,
+				    t->target);
+		KUNIT_EXPECT_PTR_EQ(test,
+				    &nsset.nsproxy->time_ns_for_children->ns,
+				    t->target);
 	}
 #endif
 	if (nsset.nsproxy)
-		ns_kunit_expect_only_type_differs(test, nsset.nsproxy, before, t->ops->type);
+		ns_kunit_expect_only_type_differs(test, nsset.nsproxy, before,
+						  t->ops->type);
 	KUNIT_EXPECT_PTR_EQ(test, current->nsproxy, before);
 	KUNIT_EXPECT_PTR_EQ(test, current_user_ns(), &init_user_ns);
 
@@ -799,8 +870,10 @@ static void ns_entry_install_takes_the_target(struct kunit *test)
 }
 
 /* install with @cred as the caller: EPERM, nothing taken, nothing changed. */
-static void ns_kunit_expect_install_eperm(struct kunit *test, struct ns_kunit_target *t,
-					  const struct cred *cred, const char *why)
+static void ns_kunit_expect_install_eperm(struct kunit *test,
+					  struct ns_kunit_target *t,
+					  const struct cred *cred,
+					  const char *why)
 {
 	struct nsset nsset;
 	const struct cred *old;
@@ -856,12 +929,16 @@ static void ns_entry_install_needs_cap_in_caller_ns(struct kunit *test)
 		struct cred *cred = prepare_creds();
 
 		KUNIT_ASSERT_NOT_NULL(test, cred);
-		KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_put_cred, cred));
+		KUNIT_ASSERT_EQ(test, 0,
+				kunit_add_action_or_reset(test,
+							  ns_kunit_put_cred,
+							  cred));
 		cap_lower(cred->cap_effective, caps[i]);
 		if (IS_ENABLED(CONFIG_USER_NS)) {
 			const struct cred *old = override_creds(cred);
 
-			KUNIT_EXPECT_TRUE(test, ns_capable(t->owner, CAP_SYS_ADMIN));
+			KUNIT_EXPECT_TRUE(test,
+					  ns_capable(t->owner, CAP_SYS_ADMIN));
 			revert_creds(old);
 		}
 		if (t->ops->type == CLONE_NEWUSER) {
@@ -874,12 +951,15 @@ static void ns_entry_install_needs_cap_in_caller_ns(struct kunit *test)
 			err = t->ops->install(&nsset, t->target);
 			revert_creds(old);
 			KUNIT_EXPECT_EQ(test, err, 0);
-			KUNIT_EXPECT_PTR_EQ(test, ns_kunit_nsset_ns(&nsset, t->ops), t->target);
+			KUNIT_EXPECT_PTR_EQ(test,
+					    ns_kunit_nsset_ns(&nsset, t->ops),
+					    t->target);
 			ns_kunit_nsset_release(test, &nsset);
 			continue;
 		}
-		ns_kunit_expect_install_eperm(test, t, cred, i ? "without CAP_SYS_CHROOT" :
-							     "without CAP_SYS_ADMIN");
+		ns_kunit_expect_install_eperm(test, t, cred,
+					      i ? "without CAP_SYS_CHROOT" :
+						  "without CAP_SYS_ADMIN");
 	}
 }
 
@@ -893,10 +973,12 @@ static void userns_install_into_own_user_ns_is_einval(struct kunit *test)
 	int err;
 
 	cred = ns_kunit_userns_cred(test);
-	nsset = (struct nsset){ .flags = CLONE_NEWUSER, .cred = prepare_creds() };
+	nsset = (struct nsset){ .flags = CLONE_NEWUSER,
+				.cred = prepare_creds() };
 	KUNIT_ASSERT_NOT_NULL(test, nsset.cred);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_put_cred,
-							   (void *)nsset.cred));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, ns_kunit_put_cred,
+						  (void *)nsset.cred));
 	old = override_creds(cred);
 	err = userns_operations.install(&nsset, &cred->user_ns->ns);
 	revert_creds(old);
@@ -934,21 +1016,28 @@ static void ns_entry_nsfs_inode_pins_the_namespace(struct kunit *test)
 	len = ns_get_name(name, sizeof(name), task, t->ops);
 	ns_kunit_leave(t, &in);
 	if (!err_a)
-		KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_path_put, a));
+		KUNIT_ASSERT_EQ(test, 0,
+				kunit_add_action_or_reset(test,
+							  ns_kunit_path_put,
+							  a));
 	if (!err_b)
-		KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ns_kunit_path_put, b));
+		KUNIT_ASSERT_EQ(test, 0,
+				kunit_add_action_or_reset(test,
+							  ns_kunit_path_put,
+							  b));
 	KUNIT_ASSERT_EQ(test, err_a, 0);
 	KUNIT_ASSERT_EQ(test, err_b, 0);
 
 	KUNIT_EXPECT_PTR_EQ(test, a->dentry, b->dentry);
 	KUNIT_EXPECT_PTR_EQ(test, READ_ONCE(t->target->stashed), a->dentry);
-	KUNIT_EXPECT_EQ(test, d_inode(a->dentry)->i_ino, (unsigned long)t->target->inum);
+	KUNIT_EXPECT_EQ(test, d_inode(a->dentry)->i_ino,
+			(unsigned long)t->target->inum);
 	KUNIT_EXPECT_PTR_EQ(test, get_proc_ns(d_inode(a->dentry)), t->target);
 	/* One reference, the inode's; the second lookup dropped its own. */
 	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base + 1);
 
-	snprintf(want, sizeof(want), "%s:[%u]", t->ops->real_ns_name ?: t->ops->name,
-		 t->target->inum);
+	snprintf(want, sizeof(want), "%s:[%u]",
+		 t->ops->real_ns_name ?: t->ops->name, t->target->inum);
 	KUNIT_EXPECT_GT(test, len, 0);
 	KUNIT_EXPECT_STREQ(test, name, want);
 
@@ -956,7 +1045,9 @@ static void ns_entry_nsfs_inode_pins_the_namespace(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base + 1);
 	KUNIT_EXPECT_PTR_EQ(test, READ_ONCE(t->target->stashed), a->dentry);
 	kunit_release_action(test, ns_kunit_path_put, a);
-	/* The last path is gone: dentry and inode with it, and their reference. */
+	/*
+	 * The last path is gone: dentry and inode with it, and their reference.
+	 */
 	KUNIT_EXPECT_NULL(test, READ_ONCE(t->target->stashed));
 	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base);
 }
@@ -986,14 +1077,19 @@ static struct kunit_case ns_ops_test_cases[] = {
 	KUNIT_CASE(ns_entries_are_exactly_the_configured_types),
 	KUNIT_CASE_PARAM(ns_entry_get_takes_one_reference, ns_entry_gen_params),
 	KUNIT_CASE_PARAM(ns_entry_put_drops_one_reference, ns_entry_gen_params),
-	KUNIT_CASE_PARAM(ns_entry_owner_is_the_creating_user_ns, ns_entry_gen_params),
+	KUNIT_CASE_PARAM(ns_entry_owner_is_the_creating_user_ns,
+			 ns_entry_gen_params),
 	KUNIT_CASE_PARAM(ns_entry_get_parent, ns_entry_gen_params),
 	KUNIT_CASE(pid_and_pid_for_children_get_their_own_namespace),
 	KUNIT_CASE(time_and_time_for_children_get_their_own_namespace),
-	KUNIT_CASE_PARAM(ns_entry_install_takes_the_target, ns_entry_gen_params),
-	KUNIT_CASE_PARAM(ns_entry_install_needs_cap_over_owner, ns_entry_gen_params),
-	KUNIT_CASE_PARAM(ns_entry_install_needs_cap_in_caller_ns, ns_entry_gen_params),
-	KUNIT_CASE_PARAM(ns_entry_nsfs_inode_pins_the_namespace, ns_entry_gen_params),
+	KUNIT_CASE_PARAM(ns_entry_install_takes_the_target,
+			 ns_entry_gen_params),
+	KUNIT_CASE_PARAM(ns_entry_install_needs_cap_over_owner,
+			 ns_entry_gen_params),
+	KUNIT_CASE_PARAM(ns_entry_install_needs_cap_in_caller_ns,
+			 ns_entry_gen_params),
+	KUNIT_CASE_PARAM(ns_entry_nsfs_inode_pins_the_namespace,
+			 ns_entry_gen_params),
 	KUNIT_CASE(userns_install_into_own_user_ns_is_einval),
 	{}
 };

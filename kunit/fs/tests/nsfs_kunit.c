@@ -13,7 +13,8 @@
 #include <linux/file.h>
 #include <linux/utsname.h>
 
-KUNIT_DEFINE_ACTION_WRAPPER(nsfs_kunit_put_uts_ns, put_uts_ns, struct uts_namespace *);
+KUNIT_DEFINE_ACTION_WRAPPER(nsfs_kunit_put_uts_ns, put_uts_ns,
+			    struct uts_namespace *);
 KUNIT_DEFINE_ACTION_WRAPPER(nsfs_kunit_path_put, path_put, const struct path *);
 KUNIT_DEFINE_ACTION_WRAPPER(nsfs_kunit_fput, fput, struct file *);
 
@@ -44,7 +45,9 @@ static struct uts_namespace *nsfs_kunit_private_uts(struct kunit *test)
 		kunit_skip(test, "CONFIG_UTS_NS is off");
 	uts = copy_utsname(CLONE_NEWUTS, &init_user_ns, &init_uts_ns);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, uts);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, nsfs_kunit_put_uts_ns, uts));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, nsfs_kunit_put_uts_ns,
+						  uts));
 	return uts;
 }
 
@@ -54,7 +57,9 @@ static struct path *nsfs_kunit_path(struct kunit *test, struct ns_common *ns)
 
 	KUNIT_ASSERT_NOT_NULL(test, path);
 	KUNIT_ASSERT_EQ(test, ns_get_path_cb(path, nsfs_kunit_get_same, ns), 0);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, nsfs_kunit_path_put, path));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, nsfs_kunit_path_put,
+						  path));
 	return path;
 }
 
@@ -76,7 +81,8 @@ static void nsfs_same_namespace_gives_same_inode(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, a->mnt, nsfs_mnt);
 	KUNIT_EXPECT_PTR_EQ(test, a->dentry->d_op, &ns_dentry_operations);
 	KUNIT_EXPECT_PTR_EQ(test, READ_ONCE(uts->ns.stashed), a->dentry);
-	KUNIT_EXPECT_EQ(test, d_inode(a->dentry)->i_ino, (unsigned long)uts->ns.inum);
+	KUNIT_EXPECT_EQ(test, d_inode(a->dentry)->i_ino,
+			(unsigned long)uts->ns.inum);
 	KUNIT_EXPECT_PTR_EQ(test, get_proc_ns(d_inode(a->dentry)), &uts->ns);
 	/* The second open reused the inode and dropped its extra reference. */
 	KUNIT_EXPECT_EQ(test, refcount_read(&uts->ns.count), base + 1);
@@ -84,7 +90,9 @@ static void nsfs_same_namespace_gives_same_inode(struct kunit *test)
 	kunit_release_action(test, nsfs_kunit_path_put, b);
 	KUNIT_EXPECT_EQ(test, refcount_read(&uts->ns.count), base + 1);
 	kunit_release_action(test, nsfs_kunit_path_put, a);
-	/* The last path is gone: dentry and inode with it, and their reference. */
+	/*
+	 * The last path is gone: dentry and inode with it, and their reference.
+	 */
 	KUNIT_EXPECT_NULL(test, READ_ONCE(uts->ns.stashed));
 	KUNIT_EXPECT_EQ(test, refcount_read(&uts->ns.count), base);
 }
@@ -110,10 +118,13 @@ static void nsfs_open_related_ns_opens_the_namespace(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, cloexec);
 	file = fget(fd);
 	KUNIT_ASSERT_NOT_NULL(test, file);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, nsfs_kunit_fput, file));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, nsfs_kunit_fput, file));
 	KUNIT_EXPECT_TRUE(test, proc_ns_file(file));
 	/* fmode_t is __bitwise: compare it as the unsigned int it is. */
-	KUNIT_EXPECT_EQ(test, (__force unsigned int)(file->f_mode & (FMODE_READ | FMODE_WRITE)),
+	KUNIT_EXPECT_EQ(test,
+			(__force unsigned int)(file->f_mode &
+					       (FMODE_READ | FMODE_WRITE)),
 			(__force unsigned int)FMODE_READ);
 	KUNIT_EXPECT_PTR_EQ(test, get_proc_ns(file_inode(file)), &uts->ns);
 	KUNIT_EXPECT_EQ(test, refcount_read(&uts->ns.count), base + 1);
@@ -133,16 +144,21 @@ static void nsfs_ioctls_answer_for_uts(struct kunit *test)
 
 	file = dentry_open(path, O_RDONLY, current_cred());
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, file);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, nsfs_kunit_fput, file));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, nsfs_kunit_fput, file));
 	KUNIT_EXPECT_TRUE(test, proc_ns_file(file));
 
-	KUNIT_EXPECT_EQ(test, file->f_op->unlocked_ioctl(file, NS_GET_NSTYPE, 0),
+	KUNIT_EXPECT_EQ(test,
+			file->f_op->unlocked_ioctl(file, NS_GET_NSTYPE, 0),
 			(long)CLONE_NEWUTS);
-	KUNIT_EXPECT_EQ(test, file->f_op->unlocked_ioctl(file, NS_GET_OWNER_UID, 0),
+	KUNIT_EXPECT_EQ(test,
+			file->f_op->unlocked_ioctl(file, NS_GET_OWNER_UID, 0),
 			(long)-EINVAL);
-	KUNIT_EXPECT_EQ(test, file->f_op->unlocked_ioctl(file, NS_GET_PARENT, 0),
+	KUNIT_EXPECT_EQ(test,
+			file->f_op->unlocked_ioctl(file, NS_GET_PARENT, 0),
 			(long)-EINVAL);
-	KUNIT_EXPECT_EQ(test, file->f_op->unlocked_ioctl(file, _IO(NSIO, 0x7f), 0),
+	KUNIT_EXPECT_EQ(test,
+			file->f_op->unlocked_ioctl(file, _IO(NSIO, 0x7f), 0),
 			(long)-ENOTTY);
 
 	/* NS_GET_USERNS opens the owner: init_user_ns, a descendant of ours. */
@@ -156,9 +172,12 @@ static void nsfs_ioctls_answer_for_uts(struct kunit *test)
 	owner = fget(fd);
 	close_fd(fd);
 	KUNIT_ASSERT_NOT_NULL(test, owner);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, nsfs_kunit_fput, owner));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, nsfs_kunit_fput,
+						  owner));
 	KUNIT_EXPECT_TRUE(test, proc_ns_file(owner));
-	KUNIT_EXPECT_PTR_EQ(test, get_proc_ns(file_inode(owner)), &init_user_ns.ns);
+	KUNIT_EXPECT_PTR_EQ(test, get_proc_ns(file_inode(owner)),
+			    &init_user_ns.ns);
 }
 
 static struct kunit_case nsfs_test_cases[] = {

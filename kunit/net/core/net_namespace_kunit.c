@@ -19,7 +19,8 @@
 #include <linux/utsname.h>
 #include <net/net_namespace.h>
 
-KUNIT_DEFINE_ACTION_WRAPPER(netns_kunit_put_uts_ns, put_uts_ns, struct uts_namespace *);
+KUNIT_DEFINE_ACTION_WRAPPER(netns_kunit_put_uts_ns, put_uts_ns,
+			    struct uts_namespace *);
 #ifdef CONFIG_NET_NS
 KUNIT_DEFINE_ACTION_WRAPPER(netns_kunit_put_net, put_net, struct net *);
 #endif
@@ -37,7 +38,8 @@ static int netns_kunit_init(struct kunit *test)
 }
 
 /* The error get_net_ns_by_fd() gives for a closed fd or -1. */
-static const long ebadf_or_einval = IS_ENABLED(CONFIG_NET_NS) ? -EBADF : -EINVAL;
+static const long ebadf_or_einval =
+	IS_ENABLED(CONFIG_NET_NS) ? -EBADF : -EINVAL;
 
 /* A netns fd gives that net, with one reference for the caller. */
 static void get_net_ns_by_fd_netns_fd_gives_its_net(struct kunit *test)
@@ -49,7 +51,9 @@ static void get_net_ns_by_fd_netns_fd_gives_its_net(struct kunit *test)
 
 	net = copy_net_ns(CLONE_NEWNET, &init_user_ns, &init_net);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, net);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, netns_kunit_put_net, net));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, netns_kunit_put_net,
+						  net));
 	fd = open_related_ns(&net->ns, netns_kunit_get_same);
 	KUNIT_ASSERT_GE(test, fd, 0);
 	base = refcount_read(&net->ns.count);
@@ -75,7 +79,9 @@ static void get_net_ns_by_fd_uts_fd_is_einval(struct kunit *test)
 		kunit_skip(test, "CONFIG_UTS_NS is off");
 	uts = copy_utsname(CLONE_NEWUTS, &init_user_ns, &init_uts_ns);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, uts);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, netns_kunit_put_uts_ns, uts));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, netns_kunit_put_uts_ns,
+						  uts));
 	fd = open_related_ns(&uts->ns, netns_kunit_get_same);
 	KUNIT_ASSERT_GE(test, fd, 0);
 	KUNIT_EXPECT_PTR_EQ(test, get_net_ns_by_fd(fd), ERR_PTR(-EINVAL));
@@ -99,9 +105,12 @@ static void get_net_ns_by_fd_closed_or_minus_one_is_ebadf(struct kunit *test)
 
 	KUNIT_ASSERT_GE(test, fd, 0);
 	close_fd(fd);
-	KUNIT_EXPECT_PTR_EQ(test, get_net_ns_by_fd(fd), ERR_PTR(ebadf_or_einval));
-	KUNIT_EXPECT_PTR_EQ(test, get_net_ns_by_fd(-1), ERR_PTR(ebadf_or_einval));
-	KUNIT_EXPECT_PTR_EQ(test, get_net_ns_by_fd(INT_MAX), ERR_PTR(ebadf_or_einval));
+	KUNIT_EXPECT_PTR_EQ(test, get_net_ns_by_fd(fd),
+			    ERR_PTR(ebadf_or_einval));
+	KUNIT_EXPECT_PTR_EQ(test, get_net_ns_by_fd(-1),
+			    ERR_PTR(ebadf_or_einval));
+	KUNIT_EXPECT_PTR_EQ(test, get_net_ns_by_fd(INT_MAX),
+			    ERR_PTR(ebadf_or_einval));
 }
 
 static struct kunit_case get_net_ns_by_fd_test_cases[] = {
