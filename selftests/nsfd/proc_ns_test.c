@@ -49,7 +49,7 @@
 #endif
 
 #include "nsfd_rtnl.h"
-#include "nsfd_harness.h"
+#include "../kselftest_harness.h"
 
 /* The PIDFD_GET_*_NAMESPACE ioctl of each /proc/<pid>/ns entry. */
 static const unsigned long pidfd_get_ns[NSFD_NS_COUNT] = {
@@ -84,7 +84,7 @@ TEST(directory_lists_exactly_the_configured_entries)
 
 	for (i = 0; i < NSFD_NR_NS; i++)
 		if (nsfd_have_type[i] == NSFD_UNKNOWN)
-			SKIP(NSFD_SKIP_OUT,
+			SKIP(return,
 			     "cannot tell whether %s is built in: unshare() is EPERM and no user namespace",
 			     nsfd_ns_entries[i].config);
 	dir = opendir("/proc/self/ns");
@@ -317,7 +317,7 @@ TEST_F(entry, pidfd_get_namespace_opens_the_same_namespace)
 	ASSERT_GE(pidfd, 0);
 	fd = ioctl(pidfd, pidfd_get_ns[variant->ns - nsfd_ns_entries], 0);
 	if (fd < 0 && errno == ENOTTY)
-		SKIP(NSFD_SKIP_OUT,
+		SKIP(return,
 		     "no PIDFD_GET_*_NAMESPACE ioctls (before 6.11)");
 	ASSERT_GE(fd, 0) {
 		TH_LOG("PIDFD_GET_%s_NAMESPACE: %s", variant->ns->name,
@@ -338,7 +338,7 @@ TEST(pidfd_get_namespace_with_argument_is_einval)
 	ASSERT_GE(pidfd, 0);
 	ASSERT_EQ(ioctl(pidfd, PIDFD_GET_MNT_NAMESPACE, 1), -1);
 	if (errno == ENOTTY)
-		SKIP(NSFD_SKIP_OUT,
+		SKIP(return,
 		     "no PIDFD_GET_*_NAMESPACE ioctls (before 6.11)");
 	ASSERT_EQ(errno, EINVAL);
 	close(pidfd);
@@ -351,7 +351,7 @@ TEST(pidfd_get_namespace_of_reaped_child_is_esrch)
 	ASSERT_GE(pidfd, 0);
 	ASSERT_EQ(ioctl(pidfd, PIDFD_GET_MNT_NAMESPACE, 0), -1);
 	if (errno == ENOTTY)
-		SKIP(NSFD_SKIP_OUT,
+		SKIP(return,
 		     "no PIDFD_GET_*_NAMESPACE ioctls (before 6.11)");
 	ASSERT_EQ(errno, ESRCH);
 	close(pidfd);
@@ -370,7 +370,7 @@ TEST(pidfd_get_namespace_of_root_task_as_uid_65534_is_eacces)
 	ASSERT_EQ(nsfd_become_nobody(), 0);
 	ASSERT_EQ(ioctl(pidfd, PIDFD_GET_MNT_NAMESPACE, 0), -1);
 	if (errno == ENOTTY)
-		SKIP(NSFD_SKIP_OUT,
+		SKIP(return,
 		     "no PIDFD_GET_*_NAMESPACE ioctls (before 6.11)");
 	ASSERT_EQ(errno, EACCES);
 	close(pidfd);
@@ -388,7 +388,7 @@ TEST(ns_get_mntns_id_is_per_namespace_and_grows)
 	fd = nsfd_open_ns(0, "mnt");
 	ASSERT_GE(fd, 0);
 	if (ioctl(fd, NS_GET_MNTNS_ID, &mine) && errno == ENOTTY)
-		SKIP(NSFD_SKIP_OUT, "no NS_GET_MNTNS_ID (before 6.10)");
+		SKIP(return, "no NS_GET_MNTNS_ID (before 6.10)");
 	ASSERT_NE(mine, 0ULL);
 	other = nsfd_open_ns(0, "mnt");
 	ASSERT_GE(other, 0);
@@ -416,7 +416,7 @@ TEST(ns_get_mntns_id_on_other_types_is_einval)
 	err = ioctl(fd, NS_GET_MNTNS_ID, &id) ? errno : 0;
 	close(fd);
 	if (err == ENOTTY)
-		SKIP(NSFD_SKIP_OUT, "no NS_GET_MNTNS_ID (before 6.10)");
+		SKIP(return, "no NS_GET_MNTNS_ID (before 6.10)");
 	id = 7;
 	for (i = 0; i < NSFD_NR_NS; i++) {
 		if (nsfd_ns_entries[i].type == CLONE_NEWNS ||
@@ -456,7 +456,7 @@ FIXTURE_SETUP(pidns)
 	self->fd = nsfd_open_ns(self->c.pid, "pid");
 	ASSERT_GE(self->fd, 0);
 	if (ioctl(self->fd, NS_GET_PID_FROM_PIDNS, 1) < 0 && errno == ENOTTY)
-		SKIP(NSFD_SKIP_OUT, "no NS_GET_PID_FROM_PIDNS (before 6.11)");
+		SKIP(return, "no NS_GET_PID_FROM_PIDNS (before 6.11)");
 }
 
 FIXTURE_TEARDOWN(pidns)
@@ -501,7 +501,7 @@ TEST(pid_translation_on_other_types_is_einval)
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(ioctl(fd, NS_GET_PID_FROM_PIDNS, 1), -1);
 	if (errno == ENOTTY)
-		SKIP(NSFD_SKIP_OUT, "no NS_GET_PID_FROM_PIDNS (before 6.11)");
+		SKIP(return, "no NS_GET_PID_FROM_PIDNS (before 6.11)");
 	ASSERT_EQ(errno, EINVAL);
 	ASSERT_EQ(ioctl(fd, NS_GET_PID_IN_PIDNS, getpid()), -1);
 	ASSERT_EQ(errno, EINVAL);

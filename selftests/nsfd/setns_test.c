@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "nsfd_common.h"
-#include "nsfd_harness.h"
+#include "../kselftest_harness.h"
 
 /* The eight CLONE_NEW* flags that setns(2) knows. */
 static const struct {

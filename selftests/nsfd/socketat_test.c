@@ -50,7 +50,7 @@
 #include <linux/sockios.h>
 
 #include "nsfd_helpers.h"
-#include "nsfd_harness.h"
+#include "../kselftest_harness.h"
 
 /*
  * PIDFD_GET_NET_NAMESPACE (6.11) from the tree's <linux/pidfd.h>. That
@@ -175,7 +175,7 @@ static struct sat_probe sat_probe(void)
 	struct sat_probe __p = sat_probe();				\
 									\
 	if (__p.skip)							\
-		SKIP(NSFD_SKIP_OUT, "%s", __p.skip);			\
+		SKIP(return, "%s", __p.skip);			\
 	ASSERT_TRUE(__p.ok) {						\
 		TH_LOG("socketat(-1, AF_UNIX, SOCK_DGRAM, 0) gave %s",	\
 		       __p.what);					\
@@ -277,7 +277,7 @@ FIXTURE_SETUP(sat_no_net_ns)
 	self->fd = -1;
 	SAT_REQUIRE_SOCKETAT();
 	if (!nsfd_ns_missing(CLONE_NEWNET))
-		SKIP(NSFD_SKIP_OUT,
+		SKIP(return,
 		     "CONFIG_NET_NS is on: the sat tests cover this kernel");
 }
 
@@ -1167,7 +1167,7 @@ TEST_F(sat, pidfd_of_non_dumpable_task_in_own_netns_is_eperm)
 TEST_F(sat, pidfd_get_net_namespace_fd_is_a_netns_fd)
 {
 #ifndef PIDFD_GET_NET_NAMESPACE
-	SKIP(NSFD_SKIP_OUT,
+	SKIP(return,
 	     "PIDFD_GET_NET_NAMESPACE not in this tree's uapi headers");
 #else
 	const struct sat_who who = {
@@ -1181,7 +1181,7 @@ TEST_F(sat, pidfd_get_net_namespace_fd_is_a_netns_fd)
 	nsfd = ioctl(h.pidfd, PIDFD_GET_NET_NAMESPACE, 0);
 	if (nsfd < 0 && errno == ENOTTY) {
 		sat_unhold(&h);
-		SKIP(NSFD_SKIP_OUT,
+		SKIP(return,
 		     "PIDFD_GET_NET_NAMESPACE: ENOTTY (kernel before 6.11)");
 	}
 	ASSERT_GE(nsfd, 0) {

@@ -1,0 +1,24 @@
+
+/*
+ * nsfd pipeline only, never mailed (ci/prepare-tree.sh lays it into a
+ * tree whose harness predates 6.9): there, SKIP() in FIXTURE_SETUP
+ * still lets the test body run. Leave the test the way a failed ASSERT
+ * does, with a longjmp back to the harness, which reports the skip and
+ * its reason and runs the teardown only if the setup had completed.
+ */
+#ifndef NSFD_HARNESS_SKIP_COMPAT
+#define NSFD_HARNESS_SKIP_COMPAT
+#undef SKIP
+#define SKIP(statement, fmt, ...) do { \
+	snprintf(_metadata->results->reason, \
+		 sizeof(_metadata->results->reason), fmt, ##__VA_ARGS__); \
+	if (TH_LOG_ENABLED) { \
+		fprintf(TH_LOG_STREAM, "#      SKIP      %s\n", \
+			_metadata->results->reason); \
+	} \
+	_metadata->passed = 1; \
+	_metadata->skip = 1; \
+	_metadata->trigger = 0; \
+	longjmp(_metadata->env, 1); \
+} while (0)
+#endif
