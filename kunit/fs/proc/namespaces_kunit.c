@@ -23,6 +23,7 @@
 #include <linux/cgroup.h>
 #include <linux/completion.h>
 #include <linux/cred.h>
+#include <linux/delay.h>
 #include <linux/fs_struct.h>
 #include <linux/ipc_namespace.h>
 #include <linux/mman.h>
@@ -654,6 +655,91 @@ static void ns_entry_put_drops_one_reference(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base);
 }
 
+#ifdef CONFIG_USER_NS
+/* The ucount that charges a namespace of @type to its owner. */
+static enum ucount_type ns_kunit_ucount_type(int type)
+{
+	switch (type) {
+	case CLONE_NEWUSER:
+		return UCOUNT_USER_NAMESPACES;
+	case CLONE_NEWPID:
+		return UCOUNT_PID_NAMESPACES;
+	case CLONE_NEWUTS:
+		return UCOUNT_UTS_NAMESPACES;
+	case CLONE_NEWIPC:
+		return UCOUNT_IPC_NAMESPACES;
+	case CLONE_NEWNET:
+		return UCOUNT_NET_NAMESPACES;
+	case CLONE_NEWCGROUP:
+		return UCOUNT_CGROUP_NAMESPACES;
+	case CLONE_NEWTIME:
+		return UCOUNT_TIME_NAMESPACES;
+	}
+	return UCOUNT_MNT_NAMESPACES;
+}
+
+/* Drop everything that holds the target, as the KUnit actions would. */
+static void ns_kunit_target_release(struct kunit *test,
+				    struct ns_kunit_target *t)
+{
+	if (t->nsp)
+		kunit_release_action(test, ns_kunit_put_nsproxy, t->nsp);
+#ifdef CONFIG_PID_NS
+	if (t->child && t->child->inner)
+		kunit_release_action(test, ns_kunit_put_pid_ns,
+				     t->child->inner);
+#endif
+	if (t->child)
+		kunit_release_action(test, ns_kunit_child_stop, t->child);
+	if (t->user_cred)
+		kunit_release_action(test, ns_kunit_put_cred, t->user_cred);
+}
+
+/*
+ * ipc, net and user namespaces are freed from a work item and pid
+ * namespaces from an RCU callback, whose queues are private to their
+ * files: the case polls for the free, for up to this long.
+ */
+#define NS_KUNIT_FREE_WAIT_MS	10000
+#endif
+
+/*
+ * The last put frees the namespace: the count of namespaces of its type
+ * charged to its owner (the ucount that user.max_*_namespaces limits; the
+ * owner is the case's own) is back to zero once everything that held the
+ * target, and for pid its child namespace, is gone.
+ */
+static void ns_entry_last_put_frees_the_namespace(struct kunit *test)
+{
+#ifdef CONFIG_USER_NS
+	struct ns_kunit_target *t = ns_kunit_target(test);
+	enum ucount_type type = ns_kunit_ucount_type(t->ops->type);
+	unsigned long deadline;
+	struct ucounts *uc;
+	long now;
+
+	/* Namespaces of the case are charged to the kthread's euid, 0. */
+	uc = alloc_ucounts(t->owner, GLOBAL_ROOT_UID);
+	KUNIT_ASSERT_NOT_NULL(test, uc);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, ns_kunit_put_ucounts,
+						  uc));
+	KUNIT_ASSERT_GE(test, atomic_long_read(&uc->ucount[type]), 1);
+
+	ns_kunit_target_release(test, t);
+	deadline = jiffies + msecs_to_jiffies(NS_KUNIT_FREE_WAIT_MS);
+	while ((now = atomic_long_read(&uc->ucount[type])) != 0 &&
+	       time_before(jiffies, deadline))
+		msleep(20);
+	KUNIT_EXPECT_EQ_MSG(test, now, 0,
+			    "%s: not freed %d ms after its last put",
+			    t->ops->name, NS_KUNIT_FREE_WAIT_MS);
+#else
+	kunit_skip(test,
+		   "CONFIG_USER_NS is off: init_user_ns's counts are the system's");
+#endif
+}
+
 /*
  * owner is the user namespace the namespace was created in (for a user
  * namespace: its parent); the init namespaces' is init_user_ns (none for
@@ -1077,6 +1163,8 @@ static struct kunit_case ns_ops_test_cases[] = {
 	KUNIT_CASE(ns_entries_are_exactly_the_configured_types),
 	KUNIT_CASE_PARAM(ns_entry_get_takes_one_reference, ns_entry_gen_params),
 	KUNIT_CASE_PARAM(ns_entry_put_drops_one_reference, ns_entry_gen_params),
+	KUNIT_CASE_PARAM(ns_entry_last_put_frees_the_namespace,
+			 ns_entry_gen_params),
 	KUNIT_CASE_PARAM(ns_entry_owner_is_the_creating_user_ns,
 			 ns_entry_gen_params),
 	KUNIT_CASE_PARAM(ns_entry_get_parent, ns_entry_gen_params),

@@ -9,14 +9,18 @@
  */
 #include <kunit/resource.h>
 #include <kunit/test.h>
+#include <linux/cred.h>
 #include <linux/fdtable.h>
 #include <linux/file.h>
+#include <linux/user_namespace.h>
 #include <linux/utsname.h>
 
 KUNIT_DEFINE_ACTION_WRAPPER(nsfs_kunit_put_uts_ns, put_uts_ns,
 			    struct uts_namespace *);
 KUNIT_DEFINE_ACTION_WRAPPER(nsfs_kunit_path_put, path_put, const struct path *);
 KUNIT_DEFINE_ACTION_WRAPPER(nsfs_kunit_fput, fput, struct file *);
+KUNIT_DEFINE_ACTION_WRAPPER(nsfs_kunit_put_cred, put_cred,
+			    const struct cred *);
 
 static struct ns_common *nsfs_kunit_get_same(void *data)
 {
@@ -37,18 +41,42 @@ static int nsfs_test_init(struct kunit *test)
 	return unshare_files();
 }
 
-static struct uts_namespace *nsfs_kunit_private_uts(struct kunit *test)
+/* A private uts namespace owned by @owner. */
+static struct uts_namespace *
+nsfs_kunit_uts_owned_by(struct kunit *test, struct user_namespace *owner)
 {
 	struct uts_namespace *uts;
 
 	if (!IS_ENABLED(CONFIG_UTS_NS))
 		kunit_skip(test, "CONFIG_UTS_NS is off");
-	uts = copy_utsname(CLONE_NEWUTS, &init_user_ns, &init_uts_ns);
+	uts = copy_utsname(CLONE_NEWUTS, owner, &init_uts_ns);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, uts);
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, nsfs_kunit_put_uts_ns,
 						  uts));
 	return uts;
+}
+
+static struct uts_namespace *nsfs_kunit_private_uts(struct kunit *test)
+{
+	return nsfs_kunit_uts_owned_by(test, &init_user_ns);
+}
+
+/* A cred in a new user namespace, a child of init_user_ns. */
+static struct cred *nsfs_kunit_child_userns_cred(struct kunit *test)
+{
+	struct cred *cred;
+
+	if (!IS_ENABLED(CONFIG_USER_NS))
+		kunit_skip(test, "CONFIG_USER_NS is off");
+	cred = prepare_creds();
+	KUNIT_ASSERT_NOT_NULL(test, cred);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, nsfs_kunit_put_cred,
+						  cred));
+	KUNIT_ASSERT_EQ(test, create_user_ns(cred), 0);
+	KUNIT_ASSERT_PTR_EQ(test, cred->user_ns->parent, &init_user_ns);
+	return cred;
 }
 
 static struct path *nsfs_kunit_path(struct kunit *test, struct ns_common *ns)
@@ -180,10 +208,70 @@ static void nsfs_ioctls_answer_for_uts(struct kunit *test)
 			    &init_user_ns.ns);
 }
 
+/* An open file of @ns, closed by a KUnit action. */
+static struct file *nsfs_kunit_open(struct kunit *test, struct ns_common *ns)
+{
+	struct file *file = dentry_open(nsfs_kunit_path(test, ns), O_RDONLY,
+					current_cred());
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, file);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, nsfs_kunit_fput, file));
+	return file;
+}
+
+/*
+ * NS_GET_USERNS on a namespace owned by a child user namespace opens that
+ * child, with a reference of its own.
+ */
+static void nsfs_get_userns_opens_a_child_owner(struct kunit *test)
+{
+	struct cred *cred = nsfs_kunit_child_userns_cred(test);
+	struct user_namespace *child = cred->user_ns;
+	struct uts_namespace *uts = nsfs_kunit_uts_owned_by(test, child);
+	struct file *file = nsfs_kunit_open(test, &uts->ns);
+	unsigned int base = refcount_read(&child->ns.count);
+	struct file *owner;
+	long fd;
+
+	fd = file->f_op->unlocked_ioctl(file, NS_GET_USERNS, 0);
+	KUNIT_ASSERT_GE(test, fd, 0);
+	owner = fget(fd);
+	close_fd(fd);
+	KUNIT_ASSERT_NOT_NULL(test, owner);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, nsfs_kunit_fput,
+						  owner));
+	KUNIT_EXPECT_PTR_EQ(test, get_proc_ns(file_inode(owner)), &child->ns);
+	KUNIT_EXPECT_EQ(test, refcount_read(&child->ns.count), base + 1);
+}
+
+/*
+ * From inside a child user namespace, the owner of a namespace that its
+ * parent owns is out of reach: NS_GET_USERNS is EPERM.
+ */
+static void nsfs_get_userns_of_an_ancestor_owner_is_eperm(struct kunit *test)
+{
+	struct cred *cred = nsfs_kunit_child_userns_cred(test);
+	struct uts_namespace *uts = nsfs_kunit_private_uts(test);
+	struct file *file = nsfs_kunit_open(test, &uts->ns);
+	const struct cred *old;
+	long fd;
+
+	old = override_creds(cred);
+	fd = file->f_op->unlocked_ioctl(file, NS_GET_USERNS, 0);
+	revert_creds(old);
+	if (fd >= 0)
+		close_fd(fd);
+	KUNIT_EXPECT_EQ(test, fd, (long)-EPERM);
+}
+
 static struct kunit_case nsfs_test_cases[] = {
 	KUNIT_CASE(nsfs_same_namespace_gives_same_inode),
 	KUNIT_CASE(nsfs_open_related_ns_opens_the_namespace),
 	KUNIT_CASE(nsfs_ioctls_answer_for_uts),
+	KUNIT_CASE(nsfs_get_userns_opens_a_child_owner),
+	KUNIT_CASE(nsfs_get_userns_of_an_ancestor_owner_is_eperm),
 	{}
 };
 
