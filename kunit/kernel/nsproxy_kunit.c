@@ -2,7 +2,7 @@
 /*
  * KUnit tests for setns(2)'s internals in kernel/nsproxy.c, which includes
  * this file so that the static helpers are reachable: prepare_nsset(),
- * validate_ns(), put_nsset() and each namespace type's install callback.
+ * validate_ns(), commit_nsset(), put_nsset() and check_setns_flags().
  *
  * Every case works on namespaces it creates itself, so that reference
  * counts are exact: the init namespaces are shared with every kthread.
@@ -130,9 +130,10 @@ static struct nsproxy *nsproxy_private(struct kunit *test, int type)
 	return nsp;
 }
 
-/* Every namespace of @nsp but the one of @type is the test task's. */
-static void expect_only_type_differs(struct kunit *test, struct nsproxy *nsp,
-				     int type)
+/* Every namespace of @nsp but the one of @type is @ref's. */
+static void expect_only_type_differs_from(struct kunit *test,
+					  struct nsproxy *nsp,
+					  struct nsproxy *ref, int type)
 {
 	const struct nsproxy_case *c;
 
@@ -141,9 +142,16 @@ static void expect_only_type_differs(struct kunit *test, struct nsproxy *nsp,
 		if (c->type == type)
 			continue;
 		KUNIT_EXPECT_PTR_EQ_MSG(test, nsproxy_ns(nsp, c->type),
-					nsproxy_ns(current->nsproxy, c->type),
+					nsproxy_ns(ref, c->type),
 					"%s namespace changed", c->name);
 	}
+}
+
+/* Every namespace of @nsp but the one of @type is the test task's. */
+static void expect_only_type_differs(struct kunit *test, struct nsproxy *nsp,
+				     int type)
+{
+	expect_only_type_differs_from(test, nsp, current->nsproxy, type);
 }
 
 static int nsproxy_test_init(struct kunit *test)
@@ -263,78 +271,75 @@ static void install_without_cap_sys_admin_is_eperm(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base);
 }
 
-static struct ns_common *nsproxy_get_same(struct ns_common *ns)
-{
-	refcount_inc(&ns->count);
-	return ns;
-}
-
 /*
- * setns(2) on a file of one type with the CLONE_NEW* of another fails with
- * EINVAL before anything is installed: the task keeps its namespaces and
- * the target's count is what the open file holds.
+ * What setns(2) does for one namespace, prepare_nsset(), validate_ns() and
+ * commit_nsset(), switches the task to the target for that type and
+ * nothing else; the task's previous nsproxy is left as it was. time
+ * included: timens_commit() zaps the vvar pages of the mm the suite's init
+ * attached, which has none.
  */
-static void setns_mismatched_type_installs_nothing(struct kunit *test)
+static void commit_nsset_switches_only_that_namespace(struct kunit *test)
 {
 	const struct nsproxy_case *c = test->param_value;
 	struct nsproxy *priv = nsproxy_private(test, c->type);
 	struct ns_common *target = nsproxy_ns(priv, c->type);
-	struct nsproxy *before = current->nsproxy;
-	const struct nsproxy_case *other;
-	unsigned int base;
-	int fd;
-
-	fd = open_related_ns(target, nsproxy_get_same);
-	KUNIT_ASSERT_GE(test, fd, 0);
-	base = refcount_read(&target->count);
-	for (other = nsproxy_cases;
-	     other < nsproxy_cases + ARRAY_SIZE(nsproxy_cases); other++) {
-		if (other->type == c->type)
-			continue;
-		KUNIT_EXPECT_EQ_MSG(test, __do_sys_setns(fd, other->type),
-				    -EINVAL, "%s fd with CLONE_NEW* of %s",
-				    c->name, other->name);
-		KUNIT_EXPECT_PTR_EQ(test, current->nsproxy, before);
-		KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base);
-	}
-	close_fd(fd);
-}
-
-/*
- * setns(2) on a file of one type with its own CLONE_NEW* commits that
- * namespace to the task and nothing else; the old one gets its reference
- * back. time included: timens_commit() zaps the vvar pages of the mm the
- * suite's init attached, which has none.
- */
-static void setns_matching_type_commits_only_that_namespace(struct kunit *test)
-{
-	const struct nsproxy_case *c = test->param_value;
-	struct nsproxy *priv = nsproxy_private(test, c->type);
-	struct ns_common *target = nsproxy_ns(priv, c->type);
+	struct nsset *nsset = kunit_kzalloc(test, sizeof(*nsset), GFP_KERNEL);
 	struct nsproxy *old = current->nsproxy;
 	struct ns_common *before = nsproxy_ns(old, c->type);
 	unsigned int base;
-	int fd;
 
+	KUNIT_ASSERT_NOT_NULL(test, nsset);
 	KUNIT_ASSERT_NOT_NULL(test, current->mm);
-	fd = open_related_ns(target, nsproxy_get_same);
-	KUNIT_ASSERT_GE(test, fd, 0);
+	nsproxy_prepare_nsset(test, c->type, nsset);
 	base = refcount_read(&target->count);
+	KUNIT_ASSERT_EQ(test, validate_ns(nsset, target), 0);
 
 	get_nsproxy(old);
-	KUNIT_ASSERT_EQ(test, __do_sys_setns(fd, c->type), 0);
+	commit_nsset(nsset);
+	KUNIT_EXPECT_NULL(test, nsset->nsproxy);
 	KUNIT_EXPECT_PTR_NE(test, current->nsproxy, old);
 	KUNIT_EXPECT_PTR_EQ(test, nsproxy_ns(current->nsproxy, c->type),
 			    target);
+	expect_only_type_differs_from(test, current->nsproxy, old, c->type);
 	KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base + c->refs);
-	/*
-	 * The task's previous nsproxy is untouched, still holding the old one.
-	 */
 	KUNIT_EXPECT_PTR_EQ(test, nsproxy_ns(old, c->type), before);
-
 	switch_task_namespaces(current, old);
 	KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base);
-	close_fd(fd);
+}
+
+/*
+ * A user namespace lives in the cred, not in the nsproxy: its install
+ * moves the nsset's cred into it with every capability there, and the
+ * commit makes that cred the task's; the task's namespaces stay.
+ */
+static void commit_nsset_of_a_userns_switches_only_the_cred(struct kunit *test)
+{
+	struct nsset *nsset = kunit_kzalloc(test, sizeof(*nsset), GFP_KERNEL);
+	struct nsproxy *nsp = current->nsproxy;
+	struct user_namespace *child;
+	struct cred *cred;
+
+	if (!IS_ENABLED(CONFIG_USER_NS))
+		kunit_skip(test, "CONFIG_USER_NS is off");
+	KUNIT_ASSERT_NOT_NULL(test, nsset);
+	cred = prepare_creds();
+	KUNIT_ASSERT_NOT_NULL(test, cred);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, nsproxy_put_cred_action,
+						  cred));
+	KUNIT_ASSERT_EQ(test, create_user_ns(cred), 0);
+	child = cred->user_ns;
+
+	nsproxy_prepare_nsset(test, CLONE_NEWUSER, nsset);
+	KUNIT_ASSERT_EQ(test, validate_ns(nsset, &child->ns), 0);
+	KUNIT_EXPECT_PTR_EQ(test, nsset->cred->user_ns, child);
+	KUNIT_EXPECT_TRUE(test, cap_raised(nsset->cred->cap_effective,
+					   CAP_SYS_ADMIN));
+	KUNIT_EXPECT_PTR_NE(test, current_user_ns(), child);
+
+	commit_nsset(nsset);
+	KUNIT_EXPECT_PTR_EQ(test, current_user_ns(), child);
+	KUNIT_EXPECT_PTR_EQ(test, current->nsproxy, nsp);
 }
 
 /* setns(2) with a pidfd and no flags, or unknown flags, is EINVAL. */
@@ -356,10 +361,9 @@ static struct kunit_case nsproxy_test_cases[] = {
 			 nsproxy_gen_params),
 	KUNIT_CASE_PARAM(install_without_cap_sys_admin_is_eperm,
 			 nsproxy_gen_params),
-	KUNIT_CASE_PARAM(setns_mismatched_type_installs_nothing,
+	KUNIT_CASE_PARAM(commit_nsset_switches_only_that_namespace,
 			 nsproxy_gen_params),
-	KUNIT_CASE_PARAM(setns_matching_type_commits_only_that_namespace,
-			 nsproxy_gen_params),
+	KUNIT_CASE(commit_nsset_of_a_userns_switches_only_the_cred),
 	KUNIT_CASE(check_setns_flags_rejects_zero_and_unknown_bits),
 	{}
 };
