@@ -6,7 +6,10 @@
  * the target's owning user namespace (rtnl_link_get_net_capable()).
  *
  * Every test runs in a private netns ("here") with a second netns
- * ("there") that only an fd holds.
+ * ("there") that only an fd holds. As root both are owned by the initial
+ * user namespace; otherwise by a user namespace of the test's own, where
+ * it holds CAP_NET_ADMIN, so that the tests that ask for no privilege
+ * beyond that run unprivileged too.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -34,9 +37,13 @@ FIXTURE_SETUP(link)
 	self->nl = -1;
 	self->there = -1;
 	self->nl_there = -1;
-	NSFD_REQUIRE_ROOT();
-	NSFD_REQUIRE_NS(CLONE_NEWNET);
-	ASSERT_EQ(unshare(CLONE_NEWNET), 0);
+	NSFD_SKIP_IF(return, nsfd_ns_missing(CLONE_NEWNET));
+	if (nsfd_is_root()) {
+		ASSERT_EQ(unshare(CLONE_NEWNET), 0);
+	} else {
+		NSFD_SKIP_IF(return, nsfd_why_no_userns(false));
+		ASSERT_EQ(nsfd_unshare_userns(CLONE_NEWNET), 0);
+	}
 	self->there = nsfd_detached_ns(CLONE_NEWNET, "net", "net");
 	ASSERT_GE(self->there, 0);
 	self->nl = nsfd_nl_open(0);
@@ -62,13 +69,18 @@ FIXTURE_TEARDOWN(link)
 
 /*
  * A link kind the kernel lacks is EOPNOTSUPP from rtnl_newlink() (no
- * rtnl_link_ops, no module to load in the guest): SKIP naming the option.
+ * rtnl_link_ops, and no module that registers them): SKIP naming the
+ * option.
  */
-#define REQUIRE_KIND(err, option) do {					\
-	if ((err) == -EOPNOTSUPP)					\
-		SKIP(return,					\
-		     "%s is off (RTM_NEWLINK: EOPNOTSUPP)", option);	\
-} while (0)
+static const char *no_dummy(int err)
+{
+	return nsfd_link_kind_missing(err, "dummy", "CONFIG_DUMMY");
+}
+
+static const char *no_veth(int err)
+{
+	return nsfd_link_kind_missing(err, "veth", "CONFIG_VETH");
+}
 
 /* if_nametoindex() run inside the netns of @nsfd. */
 static unsigned int index_inside(int nsfd, const char *name)
@@ -115,7 +127,7 @@ TEST_F(link, dummy_moved_by_setlink_appears_there_and_leaves_here)
 {
 	int ifindex = add_dummy(_metadata, self->nl, "nsfd-dummy0");
 
-	REQUIRE_KIND(ifindex, "CONFIG_DUMMY");
+	NSFD_SKIP_IF(return, no_dummy(ifindex));
 
 	ASSERT_EQ(nsfd_link_set_netns(self->nl, RTM_SETLINK, ifindex,
 				      self->there), 0);
@@ -127,7 +139,7 @@ TEST_F(link, dummy_moved_by_newlink_on_existing_link)
 {
 	int ifindex = add_dummy(_metadata, self->nl, "nsfd-dummy0");
 
-	REQUIRE_KIND(ifindex, "CONFIG_DUMMY");
+	NSFD_SKIP_IF(return, no_dummy(ifindex));
 
 	ASSERT_EQ(nsfd_link_set_netns(self->nl, RTM_NEWLINK, ifindex,
 				      self->there), 0);
@@ -139,7 +151,7 @@ TEST_F(link, dummy_created_in_netns_by_fd)
 	int err = nsfd_link_add(self->nl, "nsfd-dummy1", "dummy", self->there,
 				NULL, -1);
 
-	REQUIRE_KIND(err, "CONFIG_DUMMY");
+	NSFD_SKIP_IF(return, no_dummy(err));
 	ASSERT_EQ(err, 0);
 	assert_moved(_metadata, self, "nsfd-dummy1");
 }
@@ -149,7 +161,7 @@ TEST_F(link, veth_peer_created_in_netns_by_fd)
 	int err = nsfd_link_add(self->nl, "nsfd-va", "veth", -1, "nsfd-vb",
 				self->there);
 
-	REQUIRE_KIND(err, "CONFIG_VETH");
+	NSFD_SKIP_IF(return, no_veth(err));
 	ASSERT_EQ(err, 0) {
 		TH_LOG("veth: %s", strerror(-err));
 	}
@@ -177,7 +189,7 @@ static void assert_netns_dies_after_request(struct __test_metadata *_metadata,
 	ASSERT_GE(target, 0);
 	err = nsfd_link_add(self->nl, "nsfd-rel0", "veth", -1, "nsfd-rel1",
 			    move ? -1 : target);
-	REQUIRE_KIND(err, "CONFIG_VETH");
+	NSFD_SKIP_IF(return, no_veth(err));
 	ASSERT_EQ(err, 0);
 	ifindex = nsfd_link_index(self->nl, "nsfd-rel0");
 	ASSERT_GT(ifindex, 0);
@@ -211,8 +223,8 @@ TEST_F(link, uts_fd_is_einval)
 	int ifindex = add_dummy(_metadata, self->nl, "nsfd-dummy0");
 	int uts = nsfd_open_ns(0, "uts");
 
-	NSFD_REQUIRE_NS(CLONE_NEWUTS);
-	REQUIRE_KIND(ifindex, "CONFIG_DUMMY");
+	NSFD_SKIP_IF(return, nsfd_ns_missing(CLONE_NEWUTS));
+	NSFD_SKIP_IF(return, no_dummy(ifindex));
 
 	ASSERT_GE(uts, 0);
 	EXPECT_EQ(nsfd_link_set_netns(self->nl, RTM_SETLINK, ifindex, uts),
@@ -229,10 +241,10 @@ TEST_F(link, uts_fd_for_veth_peer_is_einval)
 {
 	int uts = nsfd_open_ns(0, "uts"), err;
 
-	NSFD_REQUIRE_NS(CLONE_NEWUTS);
+	NSFD_SKIP_IF(return, nsfd_ns_missing(CLONE_NEWUTS));
 	ASSERT_GE(uts, 0);
 	err = nsfd_link_add(self->nl, "nsfd-va", "veth", -1, "nsfd-vb", uts);
-	REQUIRE_KIND(err, "CONFIG_VETH");
+	NSFD_SKIP_IF(return, no_veth(err));
 	EXPECT_EQ(err, -EINVAL);
 	EXPECT_EQ(nsfd_link_index(self->nl, "nsfd-va"), -ENODEV);
 	EXPECT_EQ(nsfd_link_index(self->nl, "nsfd-vb"), -ENODEV);
@@ -244,7 +256,7 @@ TEST_F(link, regular_file_is_einval)
 	int ifindex = add_dummy(_metadata, self->nl, "nsfd-dummy0");
 	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 
-	REQUIRE_KIND(ifindex, "CONFIG_DUMMY");
+	NSFD_SKIP_IF(return, no_dummy(ifindex));
 
 	ASSERT_GE(fd, 0);
 	EXPECT_EQ(nsfd_link_set_netns(self->nl, RTM_SETLINK, ifindex, fd),
@@ -258,7 +270,7 @@ TEST_F(link, closed_fd_is_ebadf)
 	int ifindex = add_dummy(_metadata, self->nl, "nsfd-dummy0");
 	int fd = nsfd_open_ns(0, "net");
 
-	REQUIRE_KIND(ifindex, "CONFIG_DUMMY");
+	NSFD_SKIP_IF(return, no_dummy(ifindex));
 
 	ASSERT_GE(fd, 0);
 	close(fd);
@@ -270,14 +282,107 @@ TEST_F(link, closed_fd_is_ebadf)
 }
 
 /*
- * uid 65534 in a user ns and netns of its own: CAP_NET_ADMIN there, none
- * over "there", whose owner is the initial user ns. Returns the
- * rtnetlink socket of its own netns.
+ * rtnl_link_get_net_capable(): CAP_NET_ADMIN over the user ns that owns
+ * the netns IFLA_NET_NS_FD names, and nothing else. uid 0 talks from the
+ * netns of a user ns it owns, over which it has every capability
+ * whatever its effective set (cap_capable(): the owner of a child user
+ * ns), so rtnetlink's own check, on the socket's netns, passes without
+ * CAP_NET_ADMIN; "there" is owned by the initial user ns, where the
+ * effective set counts. Only CAP_NET_ADMIN is lowered, and the same
+ * request succeeds once it is raised again.
  */
-static int become_unprivileged_netns_owner(struct __test_metadata *_metadata)
+static int own_userns_and_netns(void *arg)
 {
+	(void)arg;
+	return nsfd_unshare_userns(CLONE_NEWNET);
+}
+
+/* Join the netns of a user ns that we own (@c holds it); rtnetlink there. */
+static int join_netns_of_owned_userns(struct __test_metadata *_metadata,
+				      struct nsfd_child *c)
+{
+	int fd, nl, err;
+
+	err = nsfd_child_start(c, own_userns_and_netns, NULL);
+	ASSERT_EQ(err, 0) {
+		TH_LOG("unshare(CLONE_NEWUSER|CLONE_NEWNET): %s",
+		       strerror(-err));
+	}
+	fd = nsfd_open_ns(c->pid, "net");
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(setns(fd, CLONE_NEWNET), 0) {
+		TH_LOG("setns into the netns of our user ns: %s",
+		       strerror(errno));
+	}
+	close(fd);
+	nl = nsfd_nl_open(0);
+	ASSERT_GE(nl, 0);
+	return nl;
+}
+
+static void lower_cap_net_admin(struct __test_metadata *_metadata)
+{
+	__u64 before = nsfd_get_caps();
+
+	ASSERT_EQ(nsfd_lower_caps(NSFD_CAP(CAP_NET_ADMIN)), 0);
+	ASSERT_EQ(nsfd_get_caps(), before & ~NSFD_CAP(CAP_NET_ADMIN));
+}
+
+TEST_F(link, move_into_root_owned_netns_without_cap_net_admin_is_eperm)
+{
+	struct nsfd_child c;
+	int nl, ifindex;
+
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_why_no_userns(false));
+	nl = join_netns_of_owned_userns(_metadata, &c);
+	ifindex = add_dummy(_metadata, nl, "nsfd-mine");
+	NSFD_SKIP_IF(return, no_dummy(ifindex));
+	lower_cap_net_admin(_metadata);
+	EXPECT_EQ(nsfd_link_set_netns(nl, RTM_SETLINK, ifindex, self->there),
+		  -EPERM);
+	EXPECT_EQ(nsfd_link_index(nl, "nsfd-mine"), ifindex);
+	EXPECT_EQ(nsfd_link_index(self->nl_there, "nsfd-mine"), -ENODEV);
+	ASSERT_EQ(nsfd_raise_caps(NSFD_CAP(CAP_NET_ADMIN)), 0);
+	EXPECT_EQ(nsfd_link_set_netns(nl, RTM_SETLINK, ifindex, self->there),
+		  0);
+	EXPECT_GT(nsfd_link_index(self->nl_there, "nsfd-mine"), 0);
+	close(nl);
+	ASSERT_EQ(nsfd_child_finish(&c), 0);
+}
+
+TEST_F(link, create_in_root_owned_netns_without_cap_net_admin_is_eperm)
+{
+	struct nsfd_child c;
 	int nl, err;
 
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_why_no_userns(false));
+	nl = join_netns_of_owned_userns(_metadata, &c);
+	lower_cap_net_admin(_metadata);
+	err = nsfd_link_add(nl, "nsfd-mine", "dummy", self->there, NULL, -1);
+	NSFD_SKIP_IF(return, no_dummy(err));
+	EXPECT_EQ(err, -EPERM);
+	EXPECT_EQ(nsfd_link_index(nl, "nsfd-mine"), -ENODEV);
+	EXPECT_EQ(nsfd_link_index(self->nl_there, "nsfd-mine"), -ENODEV);
+	ASSERT_EQ(nsfd_raise_caps(NSFD_CAP(CAP_NET_ADMIN)), 0);
+	EXPECT_EQ(nsfd_link_add(nl, "nsfd-mine", "dummy", self->there, NULL,
+				-1), 0);
+	EXPECT_GT(nsfd_link_index(self->nl_there, "nsfd-mine"), 0);
+	close(nl);
+	ASSERT_EQ(nsfd_child_finish(&c), 0);
+}
+
+/*
+ * uid 65534 in a user ns and netns of its own: CAP_NET_ADMIN there, none
+ * in the initial user ns. It may move a link between netns it owns.
+ */
+TEST_F(link, unprivileged_move_between_own_netns_succeeds)
+{
+	int nl, ifindex, mine, err;
+
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_why_no_userns(true));
 	ASSERT_EQ(nsfd_become_nobody(), 0);
 	err = nsfd_unshare_userns(CLONE_NEWNET);
 	ASSERT_EQ(err, 0) {
@@ -286,48 +391,10 @@ static int become_unprivileged_netns_owner(struct __test_metadata *_metadata)
 	}
 	nl = nsfd_nl_open(0);
 	ASSERT_GE(nl, 0);
-	return nl;
-}
-
-TEST_F(link, unprivileged_move_into_root_owned_netns_is_eperm)
-{
-	int nl, ifindex;
-
-	NSFD_REQUIRE_USERNS(true);
-	nl = become_unprivileged_netns_owner(_metadata);
-	ifindex = add_dummy(_metadata, nl, "nsfd-mine");
-	REQUIRE_KIND(ifindex, "CONFIG_DUMMY");
-	EXPECT_EQ(nsfd_link_set_netns(nl, RTM_SETLINK, ifindex, self->there),
-		  -EPERM);
-	EXPECT_EQ(nsfd_link_index(nl, "nsfd-mine"), ifindex);
-	EXPECT_EQ(nsfd_link_index(self->nl_there, "nsfd-mine"), -ENODEV);
-	close(nl);
-}
-
-TEST_F(link, unprivileged_create_in_root_owned_netns_is_eperm)
-{
-	int nl;
-
-	NSFD_REQUIRE_USERNS(true);
-	nl = become_unprivileged_netns_owner(_metadata);
-	EXPECT_EQ(nsfd_link_add(nl, "nsfd-mine", "dummy", self->there, NULL,
-				-1), -EPERM);
-	EXPECT_EQ(nsfd_link_index(nl, "nsfd-mine"), -ENODEV);
-	EXPECT_EQ(nsfd_link_index(self->nl_there, "nsfd-mine"), -ENODEV);
-	close(nl);
-}
-
-/* The unprivileged owner may move a link between netns it owns. */
-TEST_F(link, unprivileged_move_between_own_netns_succeeds)
-{
-	int nl, ifindex, mine;
-
-	NSFD_REQUIRE_USERNS(true);
-	nl = become_unprivileged_netns_owner(_metadata);
 	mine = nsfd_detached_ns(CLONE_NEWNET, "net", "net");
 	ASSERT_GE(mine, 0);
 	ifindex = add_dummy(_metadata, nl, "nsfd-mine");
-	REQUIRE_KIND(ifindex, "CONFIG_DUMMY");
+	NSFD_SKIP_IF(return, no_dummy(ifindex));
 	ASSERT_EQ(nsfd_link_set_netns(nl, RTM_SETLINK, ifindex, mine), 0);
 	EXPECT_EQ(nsfd_link_index(nl, "nsfd-mine"), -ENODEV);
 	EXPECT_GT(index_inside(mine, "nsfd-mine"), 0U);

@@ -173,15 +173,6 @@ static inline int nsfd_link_set_netns(int nl, int msgtype, int ifindex,
 	return nsfd_nl_talk(nl, &m.nh, NULL);
 }
 
-static inline int nsfd_link_del(int nl, int ifindex)
-{
-	struct nsfd_nlmsg m;
-
-	nsfd_nl_init(&m, RTM_DELLINK, 0);
-	m.ifi.ifi_index = ifindex;
-	return nsfd_nl_talk(nl, &m.nh, NULL);
-}
-
 /* The ifindex of @name in the netns of socket @nl (RTM_GETLINK), or -errno. */
 static inline int nsfd_link_index(int nl, const char *name)
 {
@@ -194,6 +185,37 @@ static inline int nsfd_link_index(int nl, const char *name)
 	if (err)
 		return err;
 	return ifindex ? ifindex : -ENODEV;
+}
+
+/*
+ * Why links of kind @kind cannot be made here, from what an RTM_NEWLINK
+ * of that kind gave (@err: EOPNOTSUPP, no rtnl_link_ops for it), or NULL.
+ * @option builds the kind.
+ */
+static inline const char *nsfd_link_kind_missing(int err, const char *kind,
+						 const char *option)
+{
+	static char why[96];
+
+	if (err != -EOPNOTSUPP)
+		return NULL;
+	snprintf(why, sizeof(why), "%s is off: RTM_NEWLINK of kind %s: %s",
+		 option, kind, nsfd_errname(-err));
+	return why;
+}
+
+/* An RTM_DELLINK for @ifindex among the @n bytes of messages at @buf. */
+static inline bool nsfd_nl_has_dellink(char *buf, ssize_t n, int ifindex)
+{
+	struct nlmsghdr *r;
+
+	for (r = (struct nlmsghdr *)buf; NLMSG_OK(r, n); r = NLMSG_NEXT(r, n)) {
+		struct ifinfomsg *ifi = NLMSG_DATA(r);
+
+		if (r->nlmsg_type == RTM_DELLINK && ifi->ifi_index == ifindex)
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -210,7 +232,6 @@ static inline int nsfd_wait_dellink(int mon, int ifindex, int timeout_ms)
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		struct pollfd p = { .fd = mon, .events = POLLIN };
-		struct nlmsghdr *r;
 		char name[IF_NAMESIZE];
 		int left;
 		ssize_t n;
@@ -229,14 +250,8 @@ static inline int nsfd_wait_dellink(int mon, int ifindex, int timeout_ms)
 				return 0;
 			continue;
 		}
-		for (r = (struct nlmsghdr *)buf; NLMSG_OK(r, n);
-		     r = NLMSG_NEXT(r, n)) {
-			struct ifinfomsg *ifi = NLMSG_DATA(r);
-
-			if (r->nlmsg_type == RTM_DELLINK &&
-			    ifi->ifi_index == ifindex)
-				return 0;
-		}
+		if (nsfd_nl_has_dellink(buf, n, ifindex))
+			return 0;
 	}
 }
 
@@ -246,18 +261,9 @@ static inline bool nsfd_dellink_queued(int mon, int ifindex)
 	char buf[16384];
 	ssize_t n;
 
-	while ((n = recv(mon, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
-		struct nlmsghdr *r;
-
-		for (r = (struct nlmsghdr *)buf; NLMSG_OK(r, n);
-		     r = NLMSG_NEXT(r, n)) {
-			struct ifinfomsg *ifi = NLMSG_DATA(r);
-
-			if (r->nlmsg_type == RTM_DELLINK &&
-			    ifi->ifi_index == ifindex)
-				return true;
-		}
-	}
+	while ((n = recv(mon, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+		if (nsfd_nl_has_dellink(buf, n, ifindex))
+			return true;
 	return false;
 }
 

@@ -47,9 +47,10 @@
 
 /*
  * A private mount namespace in which / is private and /tmp and /run are
- * fresh tmpfs mounts: nothing a test mounts reaches the guest's table.
+ * fresh tmpfs mounts: nothing a test mounts reaches the mount table it
+ * started in.
  */
-static inline int nsfd_private_mounts(void)
+static int nsfd_private_mounts(void)
 {
 	if (unshare(CLONE_NEWNS))
 		return -errno;
@@ -61,7 +62,7 @@ static inline int nsfd_private_mounts(void)
 }
 
 /* An empty regular file at @path, for a bind mount target. */
-static inline int nsfd_touch(const char *path)
+static int nsfd_touch(const char *path)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 
@@ -72,15 +73,15 @@ static inline int nsfd_touch(const char *path)
 }
 
 /* Bind /proc/<pid>/ns/<name> onto the file @target (created first). */
-static inline int nsfd_bind_ns(pid_t pid, const char *name, const char *target)
+static int nsfd_bind_ns(pid_t pid, const char *name, const char *target)
 {
 	char path[64];
 	int err = nsfd_touch(target);
 
 	if (err)
 		return err;
-	snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, name);
-	return nsfd_err(mount(path, target, NULL, MS_BIND, NULL));
+	return nsfd_err(mount(nsfd_ns_path(pid, name, path, sizeof(path)),
+			      target, NULL, MS_BIND, NULL));
 }
 
 /*
@@ -99,8 +100,37 @@ static void flush_async_frees(struct __test_metadata *_metadata)
 		       why);
 }
 
-/* The cgroup the cgroup variant makes: unique per run, removed in teardown. */
-static char pin_cg_dir[64];
+/*
+ * The cgroup the cgroup variant makes, PIN_CG_MOUNT/<name> (the name is
+ * in the fixture): the child moves into it. The teardown removes it.
+ */
+static char pin_cg_dir[96];
+
+/* The cgroup2 hierarchy at PIN_CG_MOUNT, on a private /tmp. */
+static int pin_mount_cgroup2(void)
+{
+	if (mkdir(PIN_CG_MOUNT, 0755))
+		return -errno;
+	return nsfd_err(mount("cgroup2", PIN_CG_MOUNT, "cgroup2", 0, NULL));
+}
+
+/* Wait until no task is left in the cgroup @dir: 0 or -errno. */
+static int pin_cgroup_wait_empty(const char *dir)
+{
+	char path[128], events[256];
+	int i, err;
+
+	snprintf(path, sizeof(path), "%s/cgroup.events", dir);
+	for (i = 0; i < 1000; i++) {
+		err = nsfd_read_file(path, events, sizeof(events));
+		if (err)
+			return err;
+		if (strstr(events, "populated 0"))
+			return 0;
+		usleep(10 * 1000);
+	}
+	return -ETIMEDOUT;
+}
 
 /* The child's side: create the namespace and leave a mark in it. */
 
@@ -259,17 +289,15 @@ static int read_back_cgroup(void)
 }
 
 struct pin_kind {
-	const char *name;	/* the /proc/<pid>/ns entry that is pinned */
-	int type;
+	const struct nsfd_ns *ns;	/* the entry that is pinned */
 	int (*mark)(void);
-	int (*read_back)(void);	/* in this ns before setns: the mark is
-				 * absent
-				 */
+	/* Is the mark here? NULL: assert_mark_is_there() looks itself. */
+	int (*read_back)(void);
 };
 
 FIXTURE(pin) {
 	struct nsfd_child child;
-	bool cg_made;
+	char cg_name[32];	/* the cgroup that setup made, "" if none */
 };
 
 FIXTURE_VARIANT(pin) {
@@ -277,31 +305,35 @@ FIXTURE_VARIANT(pin) {
 };
 
 FIXTURE_VARIANT_ADD(pin, uts) {
-	.kind = { "uts", CLONE_NEWUTS, mark_uts, read_back_uts },
+	.kind = { &nsfd_ns_entries[NSFD_NS_uts], mark_uts, read_back_uts },
 };
 
 FIXTURE_VARIANT_ADD(pin, ipc) {
-	.kind = { "ipc", CLONE_NEWIPC, mark_ipc, read_back_ipc },
+	.kind = { &nsfd_ns_entries[NSFD_NS_ipc], mark_ipc, read_back_ipc },
 };
 
 FIXTURE_VARIANT_ADD(pin, mnt) {
-	.kind = { "mnt", CLONE_NEWNS, mark_mnt, read_back_mnt },
+	.kind = { &nsfd_ns_entries[NSFD_NS_mnt], mark_mnt, read_back_mnt },
 };
 
 FIXTURE_VARIANT_ADD(pin, time) {
-	.kind = { "time_for_children", CLONE_NEWTIME, mark_time, NULL },
+	.kind = { &nsfd_ns_entries[NSFD_NS_time_for_children], mark_time },
 };
 
 FIXTURE_VARIANT_ADD(pin, user) {
-	.kind = { "user", CLONE_NEWUSER, mark_user, NULL },
+	.kind = { &nsfd_ns_entries[NSFD_NS_user], mark_user },
 };
 
 FIXTURE_VARIANT_ADD(pin, pid) {
-	.kind = { "pid_for_children", CLONE_NEWPID, mark_pid, NULL },
+	.kind = { &nsfd_ns_entries[NSFD_NS_pid_for_children], mark_pid },
 };
 
 FIXTURE_VARIANT_ADD(pin, cgroup) {
-	.kind = { "cgroup", CLONE_NEWCGROUP, mark_cgroup, read_back_cgroup },
+	.kind = {
+		.ns = &nsfd_ns_entries[NSFD_NS_cgroup],
+		.mark = mark_cgroup,
+		.read_back = read_back_cgroup,
+	},
 };
 
 static int mark(void *arg)
@@ -313,16 +345,16 @@ static int mark(void *arg)
 
 FIXTURE_SETUP(pin)
 {
-	int err, mine = 0;
+	int type = variant->kind.ns->type, err, mine = 0;
 
 	self->child.pid = 0;
-	self->cg_made = false;
+	self->cg_name[0] = '\0';
 	/* assert_mark_is_there() asks NS_GET_NSTYPE and NS_GET_OWNER_UID. */
-	NSFD_REQUIRE_NSFS_IOCTLS();
-	NSFD_REQUIRE_ROOT();
-	NSFD_REQUIRE_NS(variant->kind.type);
-	if (variant->kind.type == CLONE_NEWUSER)
-		NSFD_REQUIRE_USERNS(true);
+	NSFD_SKIP_IF(return, nsfd_why_no_nsfs_ioctls());
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_ns_missing(type));
+	if (type == CLONE_NEWUSER)
+		NSFD_SKIP_IF(return, nsfd_why_no_userns(true));
 	ASSERT_EQ(nsfd_private_mounts(), 0);
 	/* Our own uts and ipc: the marks cannot be ours by accident. */
 	if (!nsfd_ns_missing(CLONE_NEWUTS))
@@ -331,50 +363,72 @@ FIXTURE_SETUP(pin)
 		mine |= CLONE_NEWIPC;
 	ASSERT_EQ(unshare(mine), 0);
 	ASSERT_EQ(mkdir(PIN_MNT_DIR, 0755), 0);
-	if (variant->kind.type == CLONE_NEWCGROUP) {
-		ASSERT_EQ(mkdir(PIN_CG_MOUNT, 0755), 0);
-		ASSERT_EQ(mount("cgroup2", PIN_CG_MOUNT, "cgroup2", 0, NULL),
-			  0) {
-			TH_LOG("mount cgroup2: %s", strerror(errno));
+	if (type == CLONE_NEWCGROUP) {
+		err = pin_mount_cgroup2();
+		ASSERT_EQ(err, 0) {
+			TH_LOG("cgroup2 on %s: %s", PIN_CG_MOUNT,
+			       strerror(-err));
 		}
 		ASSERT_EQ(cgroup_v2_path(cgroup_before, sizeof(cgroup_before)),
 			  0);
-		snprintf(pin_cg_dir, sizeof(pin_cg_dir), "%s/nsfd-pin-%d",
-			 PIN_CG_MOUNT, getpid());
 	}
 	if (variant->kind.read_back)
 		ASSERT_NE(variant->kind.read_back(), 0);
 	/*
 	 * From the mkdir on, nothing may ASSERT before the child runs: the
-	 * harness skips the teardown of a setup that failed.
+	 * harness runs no teardown after a setup that failed.
 	 */
-	if (variant->kind.type == CLONE_NEWCGROUP) {
+	if (type == CLONE_NEWCGROUP) {
+		snprintf(pin_cg_dir, sizeof(pin_cg_dir), "%s/nsfd-pin-%d",
+			 PIN_CG_MOUNT, getpid());
 		ASSERT_EQ(mkdir(pin_cg_dir, 0755), 0) {
 			TH_LOG("mkdir %s: %s", pin_cg_dir, strerror(errno));
 		}
-		self->cg_made = true;
+		snprintf(self->cg_name, sizeof(self->cg_name), "nsfd-pin-%d",
+			 getpid());
 	}
 	err = nsfd_child_start(&self->child, mark, (void *)&variant->kind);
-	if (err && self->cg_made) {
+	/* The child has been reaped: its cgroup is empty. */
+	if (err && self->cg_name[0]) {
 		EXPECT_EQ(rmdir(pin_cg_dir), 0) {
 			TH_LOG("rmdir %s: %s", pin_cg_dir, strerror(errno));
 		}
-		self->cg_made = false;
+		self->cg_name[0] = '\0';
 	}
 	ASSERT_EQ(err, 0) {
-		TH_LOG("child: %s: %s", variant->kind.name, strerror(-err));
+		TH_LOG("child: %s: %s", variant->kind.ns->name, strerror(-err));
 	}
 }
 
-/* The child (the cgroup's only task) is reaped first, then its cgroup goes. */
-FIXTURE_TEARDOWN(pin)
+/*
+ * In the process that waited for the test's: the test's process and its
+ * child (the cgroup's only task, which exits once that process is gone)
+ * may have ended any way. Once the cgroup is empty, remove it, through a
+ * cgroup2 mount in a private mount namespace of this process.
+ */
+FIXTURE_TEARDOWN_PARENT(pin)
 {
-	if (self->child.pid > 0)
-		nsfd_child_finish(&self->child);
-	if (self->cg_made) {
-		EXPECT_EQ(rmdir(pin_cg_dir), 0) {
-			TH_LOG("rmdir %s: %s", pin_cg_dir, strerror(errno));
-		}
+	char dir[96];
+	int err;
+
+	if (!self->cg_name[0])
+		return;
+	snprintf(dir, sizeof(dir), "%s/%s", PIN_CG_MOUNT, self->cg_name);
+	err = nsfd_private_mounts();
+	if (!err)
+		err = pin_mount_cgroup2();
+	EXPECT_EQ(err, 0) {
+		TH_LOG("cgroup2 on %s, to remove %s: %s", PIN_CG_MOUNT,
+		       self->cg_name, strerror(-err));
+	}
+	if (err)
+		return;
+	err = pin_cgroup_wait_empty(dir);
+	EXPECT_EQ(err, 0) {
+		TH_LOG("%s still has tasks: %s", dir, strerror(-err));
+	}
+	EXPECT_EQ(rmdir(dir), 0) {
+		TH_LOG("rmdir %s: %s", dir, strerror(errno));
 	}
 }
 
@@ -390,11 +444,11 @@ static void assert_mark_is_there(struct __test_metadata *_metadata,
 	uid_t uid;
 	pid_t pid;
 
-	ASSERT_EQ(ioctl(fd, NS_GET_NSTYPE), kind->type);
-	switch (kind->type) {
+	ASSERT_EQ(ioctl(fd, NS_GET_NSTYPE), kind->ns->type);
+	switch (kind->ns->type) {
 	case CLONE_NEWTIME:
 		ASSERT_EQ(clock_gettime(CLOCK_MONOTONIC, &before), 0);
-		ASSERT_EQ(setns(fd, kind->type), 0);
+		ASSERT_EQ(setns(fd, kind->ns->type), 0);
 		ASSERT_EQ(clock_gettime(CLOCK_MONOTONIC, &after), 0);
 		EXPECT_GE(after.tv_sec - before.tv_sec, PIN_TIME_OFFSET - 1);
 		EXPECT_LT(after.tv_sec - before.tv_sec, PIN_TIME_OFFSET + 30);
@@ -402,11 +456,11 @@ static void assert_mark_is_there(struct __test_metadata *_metadata,
 	case CLONE_NEWUSER:
 		ASSERT_EQ(ioctl(fd, NS_GET_OWNER_UID, &uid), 0);
 		EXPECT_EQ(uid, (uid_t)NOBODY_UID);
-		ASSERT_EQ(setns(fd, kind->type), 0);
+		ASSERT_EQ(setns(fd, kind->ns->type), 0);
 		EXPECT_EQ(nsfd_self_ino("user"), nsfd_fd_ino(fd));
 		return;
 	case CLONE_NEWPID:
-		ASSERT_EQ(setns(fd, kind->type), 0);
+		ASSERT_EQ(setns(fd, kind->ns->type), 0);
 		EXPECT_EQ(nsfd_self_ino("pid_for_children"), nsfd_fd_ino(fd));
 		pid = fork();
 		if (pid == 0)
@@ -417,15 +471,15 @@ static void assert_mark_is_there(struct __test_metadata *_metadata,
 		ASSERT_EQ(errno, ENOMEM);
 		return;
 	}
-	ASSERT_EQ(setns(fd, kind->type), 0);
+	ASSERT_EQ(setns(fd, kind->ns->type), 0);
 	ASSERT_EQ(kind->read_back(), 0) {
-		TH_LOG("%s: the mark is gone", kind->name);
+		TH_LOG("%s: the mark is gone", kind->ns->name);
 	}
 }
 
 TEST_F(pin, fd_keeps_namespace_after_last_task_exits)
 {
-	int fd = nsfd_open_ns(self->child.pid, variant->kind.name);
+	int fd = nsfd_open_ns(self->child.pid, variant->kind.ns->name);
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(nsfd_child_finish(&self->child), 0);
@@ -436,13 +490,13 @@ TEST_F(pin, fd_keeps_namespace_after_last_task_exits)
 
 TEST_F(pin, bind_mount_keeps_namespace_after_fd_closed)
 {
-	int fd = nsfd_open_ns(self->child.pid, variant->kind.name);
+	int fd = nsfd_open_ns(self->child.pid, variant->kind.ns->name);
 
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(nsfd_bind_ns(self->child.pid, variant->kind.name, PIN_FILE),
-		  0) {
+	ASSERT_EQ(nsfd_bind_ns(self->child.pid, variant->kind.ns->name,
+			       PIN_FILE), 0) {
 		TH_LOG("bind /proc/%d/ns/%s: %s", self->child.pid,
-		       variant->kind.name, strerror(errno));
+		       variant->kind.ns->name, strerror(errno));
 	}
 	ASSERT_EQ(close(fd), 0);
 	ASSERT_EQ(nsfd_child_finish(&self->child), 0);
@@ -465,28 +519,24 @@ FIXTURE(ucount) {
 };
 
 FIXTURE_VARIANT(ucount) {
-	const char *entry;
-	const char *sysctl;
-	int type;
-	const char *limit;	/* ours counts too for mnt */
+	const struct nsfd_ns *ns;	/* user.max_<real_name>_namespaces */
+	const char *limit;		/* ours counts too for mnt */
 };
 
 FIXTURE_VARIANT_ADD(ucount, uts) {
-	.entry = "uts", .sysctl = "uts", .type = CLONE_NEWUTS, .limit = "1",
+	.ns = &nsfd_ns_entries[NSFD_NS_uts], .limit = "1",
 };
 
 FIXTURE_VARIANT_ADD(ucount, time) {
-	.entry = "time_for_children", .sysctl = "time", .type = CLONE_NEWTIME,
-	.limit = "1",
+	.ns = &nsfd_ns_entries[NSFD_NS_time_for_children], .limit = "1",
 };
 
 FIXTURE_VARIANT_ADD(ucount, cgroup) {
-	.entry = "cgroup", .sysctl = "cgroup", .type = CLONE_NEWCGROUP,
-	.limit = "1",
+	.ns = &nsfd_ns_entries[NSFD_NS_cgroup], .limit = "1",
 };
 
 FIXTURE_VARIANT_ADD(ucount, mnt) {
-	.entry = "mnt", .sysctl = "mnt", .type = CLONE_NEWNS, .limit = "2",
+	.ns = &nsfd_ns_entries[NSFD_NS_mnt], .limit = "2",
 };
 
 FIXTURE_SETUP(ucount)
@@ -495,19 +545,19 @@ FIXTURE_SETUP(ucount)
 	int err;
 
 	self->child.pid = 0;
-	NSFD_REQUIRE_NS(variant->type);
-	NSFD_REQUIRE_USERNS(false);
+	NSFD_SKIP_IF(return, nsfd_ns_missing(variant->ns->type));
+	NSFD_SKIP_IF(return, nsfd_why_no_userns(false));
 	ASSERT_EQ(nsfd_unshare_userns(CLONE_NEWNS), 0);
 	ASSERT_EQ(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
 	ASSERT_EQ(mount("tmpfs", "/run", "tmpfs", 0, "mode=0755"), 0);
 	snprintf(path, sizeof(path), "/proc/sys/user/max_%s_namespaces",
-		 variant->sysctl);
+		 variant->ns->real_name);
 	err = nsfd_write_file(path, variant->limit);
 	ASSERT_EQ(err, 0) {
 		TH_LOG("%s: %s", path, strerror(-err));
 	}
 	ASSERT_EQ(nsfd_child_start(&self->child, nsfd_do_unshare,
-				   (void *)&variant->type), 0);
+				   (void *)&variant->ns->type), 0);
 }
 
 FIXTURE_TEARDOWN(ucount)
@@ -524,24 +574,25 @@ static void assert_still_counted(struct __test_metadata *_metadata, int type)
 
 TEST_F(ucount, fd_pin_is_freed_when_closed)
 {
-	int fd = nsfd_open_ns(self->child.pid, variant->entry);
+	int fd = nsfd_open_ns(self->child.pid, variant->ns->name);
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(nsfd_child_finish(&self->child), 0);
-	assert_still_counted(_metadata, variant->type);
+	assert_still_counted(_metadata, variant->ns->type);
 	ASSERT_EQ(close(fd), 0);
-	ASSERT_EQ(unshare(variant->type), 0) {
+	ASSERT_EQ(unshare(variant->ns->type), 0) {
 		TH_LOG("unshare after close: %s", strerror(errno));
 	}
 }
 
 TEST_F(ucount, bind_mount_pin_is_freed_when_unmounted)
 {
-	ASSERT_EQ(nsfd_bind_ns(self->child.pid, variant->entry, PIN_FILE), 0);
+	ASSERT_EQ(nsfd_bind_ns(self->child.pid, variant->ns->name, PIN_FILE),
+		  0);
 	ASSERT_EQ(nsfd_child_finish(&self->child), 0);
-	assert_still_counted(_metadata, variant->type);
+	assert_still_counted(_metadata, variant->ns->type);
 	ASSERT_EQ(umount(PIN_FILE), 0);
-	ASSERT_EQ(unshare(variant->type), 0) {
+	ASSERT_EQ(unshare(variant->ns->type), 0) {
 		TH_LOG("unshare after umount: %s", strerror(errno));
 	}
 }
@@ -549,7 +600,7 @@ TEST_F(ucount, bind_mount_pin_is_freed_when_unmounted)
 /* fs/namespace.c mnt_ns_loop(): a mnt ns file may not be bound into itself. */
 TEST(bind_mount_of_own_mnt_ns_is_einval)
 {
-	NSFD_REQUIRE_ROOT();
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	ASSERT_EQ(nsfd_private_mounts(), 0);
 	ASSERT_EQ(nsfd_touch(PIN_FILE), 0);
 	ASSERT_EQ(mount("/proc/self/ns/mnt", PIN_FILE, NULL, MS_BIND, NULL),
@@ -578,8 +629,8 @@ FIXTURE_SETUP(netpin)
 	self->fd = -1;
 	self->nl = -1;
 	self->mon = -1;
-	NSFD_REQUIRE_ROOT();
-	NSFD_REQUIRE_NS(CLONE_NEWNET);
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_ns_missing(CLONE_NEWNET));
 	ASSERT_EQ(nsfd_private_mounts(), 0);
 	ASSERT_EQ(unshare(CLONE_NEWNET), 0);
 	self->nl = nsfd_nl_open(0);
@@ -591,9 +642,8 @@ FIXTURE_SETUP(netpin)
 	ASSERT_GE(self->fd, 0);
 	err = nsfd_link_add(self->nl, "nsfd-here", "veth", -1, "nsfd-there",
 			    self->fd);
-	if (err == -EOPNOTSUPP)
-		SKIP(return,
-		     "CONFIG_VETH is off (RTM_NEWLINK: EOPNOTSUPP)");
+	NSFD_SKIP_IF(return,
+		     nsfd_link_kind_missing(err, "veth", "CONFIG_VETH"));
 	ASSERT_EQ(err, 0) {
 		TH_LOG("veth: %s", strerror(-err));
 	}

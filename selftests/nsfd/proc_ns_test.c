@@ -22,7 +22,7 @@
 #include <sys/mman.h>
 #include <linux/nsfs.h>
 
-/* 6.12's include/uapi/linux/nsfs.h and pidfd.h, for older libc headers. */
+/* 6.12's include/uapi/linux/nsfs.h, for older uapi headers. */
 #ifndef NS_GET_MNTNS_ID
 #define NS_GET_MNTNS_ID		_IOR(NSIO, 0x5, __u64)
 #endif
@@ -32,38 +32,9 @@
 #define NS_GET_PID_IN_PIDNS	_IOR(NSIO, 0x8, int)
 #define NS_GET_TGID_IN_PIDNS	_IOR(NSIO, 0x9, int)
 #endif
-#ifndef PIDFS_IOCTL_MAGIC
-#define PIDFS_IOCTL_MAGIC	0xFF
-#endif
-#ifndef PIDFD_GET_CGROUP_NAMESPACE
-#define PIDFD_GET_CGROUP_NAMESPACE		_IO(PIDFS_IOCTL_MAGIC, 1)
-#define PIDFD_GET_IPC_NAMESPACE			_IO(PIDFS_IOCTL_MAGIC, 2)
-#define PIDFD_GET_MNT_NAMESPACE			_IO(PIDFS_IOCTL_MAGIC, 3)
-#define PIDFD_GET_NET_NAMESPACE			_IO(PIDFS_IOCTL_MAGIC, 4)
-#define PIDFD_GET_PID_NAMESPACE			_IO(PIDFS_IOCTL_MAGIC, 5)
-#define PIDFD_GET_PID_FOR_CHILDREN_NAMESPACE	_IO(PIDFS_IOCTL_MAGIC, 6)
-#define PIDFD_GET_TIME_NAMESPACE		_IO(PIDFS_IOCTL_MAGIC, 7)
-#define PIDFD_GET_TIME_FOR_CHILDREN_NAMESPACE	_IO(PIDFS_IOCTL_MAGIC, 8)
-#define PIDFD_GET_USER_NAMESPACE		_IO(PIDFS_IOCTL_MAGIC, 9)
-#define PIDFD_GET_UTS_NAMESPACE			_IO(PIDFS_IOCTL_MAGIC, 10)
-#endif
 
 #include "nsfd_rtnl.h"
 #include "../kselftest_harness.h"
-
-/* The PIDFD_GET_*_NAMESPACE ioctl of each /proc/<pid>/ns entry. */
-static const unsigned long pidfd_get_ns[NSFD_NS_COUNT] = {
-	[NSFD_NS_cgroup] = PIDFD_GET_CGROUP_NAMESPACE,
-	[NSFD_NS_ipc] = PIDFD_GET_IPC_NAMESPACE,
-	[NSFD_NS_mnt] = PIDFD_GET_MNT_NAMESPACE,
-	[NSFD_NS_net] = PIDFD_GET_NET_NAMESPACE,
-	[NSFD_NS_pid] = PIDFD_GET_PID_NAMESPACE,
-	[NSFD_NS_pid_for_children] = PIDFD_GET_PID_FOR_CHILDREN_NAMESPACE,
-	[NSFD_NS_time] = PIDFD_GET_TIME_NAMESPACE,
-	[NSFD_NS_time_for_children] = PIDFD_GET_TIME_FOR_CHILDREN_NAMESPACE,
-	[NSFD_NS_user] = PIDFD_GET_USER_NAMESPACE,
-	[NSFD_NS_uts] = PIDFD_GET_UTS_NAMESPACE,
-};
 
 /* An ioctl number in nsfs's range that nsfs does not define. */
 #define NS_UNKNOWN_IOCTL	_IO(NSIO, 0x7f)
@@ -82,11 +53,13 @@ TEST(directory_lists_exactly_the_configured_entries)
 	struct dirent *de;
 	DIR *dir;
 
-	for (i = 0; i < NSFD_NR_NS; i++)
-		if (nsfd_have_type[i] == NSFD_UNKNOWN)
-			SKIP(return,
-			     "cannot tell whether %s is built in: unshare() is EPERM and no user namespace",
-			     nsfd_ns_entries[i].config);
+	for (i = 0; i < NSFD_NR_NS; i++) {
+		const struct nsfd_type_probe *p;
+
+		p = nsfd_type(nsfd_ns_entries[i].type);
+		if (p->have == NSFD_UNKNOWN)
+			SKIP(return, "%s", p->why);
+	}
 	dir = opendir("/proc/self/ns");
 	ASSERT_NE(dir, NULL);
 	while ((de = readdir(dir))) {
@@ -103,12 +76,14 @@ TEST(directory_lists_exactly_the_configured_entries)
 	}
 	closedir(dir);
 	for (i = 0; i < NSFD_NR_NS; i++) {
-		EXPECT_EQ(seen[i], nsfd_have_type[i] == NSFD_YES) {
+		const struct nsfd_ns *e = &nsfd_ns_entries[i];
+		bool have = nsfd_ns_have(e->type) == NSFD_YES;
+
+		EXPECT_EQ(seen[i], have) {
 			TH_LOG("%s: %s, but the kernel %s namespaces of that type (%s)",
-			       nsfd_ns_entries[i].name,
-			       seen[i] ? "listed" : "not listed",
-			       nsfd_have_type[i] == NSFD_YES ? "has" : "has no",
-			       nsfd_ns_entries[i].config ?: "always built in");
+			       e->name, seen[i] ? "listed" : "not listed",
+			       have ? "has" : "has no",
+			       e->config ?: "always built in");
 		}
 	}
 }
@@ -165,7 +140,7 @@ FIXTURE_VARIANT_ADD(entry, uts) {
 FIXTURE_SETUP(entry)
 {
 	self->fd = -1;
-	NSFD_REQUIRE_NS(variant->ns->type);
+	NSFD_SKIP_IF(return, nsfd_ns_missing(variant->ns->type));
 	self->fd = nsfd_open_ns(0, variant->ns->name);
 	ASSERT_GE(self->fd, 0) {
 		TH_LOG("open /proc/self/ns/%s: %s", variant->ns->name,
@@ -220,9 +195,9 @@ TEST_F(entry, unshare_gives_a_different_inode)
 	char link[64];
 	int fd;
 
-	NSFD_REQUIRE_ROOT();
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	if (variant->ns->type == CLONE_NEWUSER)
-		NSFD_REQUIRE_USERNS(false);
+		NSFD_SKIP_IF(return, nsfd_why_no_userns(false));
 	ASSERT_EQ(unshare(variant->ns->type), 0) {
 		TH_LOG("unshare(%s): %s", variant->ns->name, strerror(errno));
 	}
@@ -241,7 +216,7 @@ TEST_F(entry, unshare_gives_a_different_inode)
 
 TEST_F(entry, ns_get_nstype_is_its_clone_flag)
 {
-	NSFD_REQUIRE_NSFS_IOCTLS();
+	NSFD_SKIP_IF(return, nsfd_why_no_nsfs_ioctls());
 	ASSERT_EQ(ioctl(self->fd, NS_GET_NSTYPE), variant->ns->type);
 }
 
@@ -250,7 +225,7 @@ TEST_F(entry, ns_get_userns_gives_the_owner)
 {
 	int owner;
 
-	NSFD_REQUIRE_NSFS_IOCTLS();
+	NSFD_SKIP_IF(return, nsfd_why_no_nsfs_ioctls());
 	owner = ioctl(self->fd, NS_GET_USERNS);
 	/* Without CONFIG_USER_NS no namespace names an owner: EPERM. */
 	if (variant->ns->type == CLONE_NEWUSER ||
@@ -270,7 +245,7 @@ TEST_F(entry, ns_get_userns_gives_the_owner)
 /* NS_GET_PARENT: EINVAL without a hierarchy, EPERM at the top of one. */
 TEST_F(entry, ns_get_parent_in_initial_namespace)
 {
-	NSFD_REQUIRE_NSFS_IOCTLS();
+	NSFD_SKIP_IF(return, nsfd_why_no_nsfs_ioctls());
 	ASSERT_EQ(ioctl(self->fd, NS_GET_PARENT), -1);
 	ASSERT_EQ(errno, variant->ns->has_parent ? EPERM : EINVAL);
 }
@@ -280,7 +255,7 @@ TEST_F(entry, ns_get_owner_uid_only_on_user_ns)
 {
 	uid_t uid = 12345;
 
-	NSFD_REQUIRE_NSFS_IOCTLS();
+	NSFD_SKIP_IF(return, nsfd_why_no_nsfs_ioctls());
 	if (variant->ns->type != CLONE_NEWUSER) {
 		ASSERT_EQ(ioctl(self->fd, NS_GET_OWNER_UID, &uid), -1);
 		ASSERT_EQ(errno, EINVAL);
@@ -313,12 +288,13 @@ TEST_F(entry, pidfd_get_namespace_opens_the_same_namespace)
 {
 	int pidfd = sys_pidfd_open(getpid(), 0), fd;
 
-	NSFD_REQUIRE_NSFS_IOCTLS();
+	NSFD_SKIP_IF(return, nsfd_why_no_nsfs_ioctls());
 	ASSERT_GE(pidfd, 0);
-	fd = ioctl(pidfd, pidfd_get_ns[variant->ns - nsfd_ns_entries], 0);
+	fd = ioctl(pidfd, variant->ns->pidfd_get, 0);
 	if (fd < 0 && errno == ENOTTY)
 		SKIP(return,
-		     "no PIDFD_GET_*_NAMESPACE ioctls (before 6.11)");
+		     "PIDFD_GET_*_NAMESPACE (%s): ENOTTY (kernel before 6.11)",
+		     variant->ns->name);
 	ASSERT_GE(fd, 0) {
 		TH_LOG("PIDFD_GET_%s_NAMESPACE: %s", variant->ns->name,
 		       strerror(errno));
@@ -339,7 +315,7 @@ TEST(pidfd_get_namespace_with_argument_is_einval)
 	ASSERT_EQ(ioctl(pidfd, PIDFD_GET_MNT_NAMESPACE, 1), -1);
 	if (errno == ENOTTY)
 		SKIP(return,
-		     "no PIDFD_GET_*_NAMESPACE ioctls (before 6.11)");
+		     "PIDFD_GET_MNT_NAMESPACE: ENOTTY (kernel before 6.11)");
 	ASSERT_EQ(errno, EINVAL);
 	close(pidfd);
 }
@@ -352,7 +328,7 @@ TEST(pidfd_get_namespace_of_reaped_child_is_esrch)
 	ASSERT_EQ(ioctl(pidfd, PIDFD_GET_MNT_NAMESPACE, 0), -1);
 	if (errno == ENOTTY)
 		SKIP(return,
-		     "no PIDFD_GET_*_NAMESPACE ioctls (before 6.11)");
+		     "PIDFD_GET_MNT_NAMESPACE: ENOTTY (kernel before 6.11)");
 	ASSERT_EQ(errno, ESRCH);
 	close(pidfd);
 }
@@ -363,7 +339,7 @@ TEST(pidfd_get_namespace_of_root_task_as_uid_65534_is_eacces)
 	struct nsfd_child c;
 	int pidfd;
 
-	NSFD_REQUIRE_ROOT();
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	ASSERT_EQ(nsfd_child_start(&c, NULL, NULL), 0);
 	pidfd = sys_pidfd_open(c.pid, 0);
 	ASSERT_GE(pidfd, 0);
@@ -371,7 +347,7 @@ TEST(pidfd_get_namespace_of_root_task_as_uid_65534_is_eacces)
 	ASSERT_EQ(ioctl(pidfd, PIDFD_GET_MNT_NAMESPACE, 0), -1);
 	if (errno == ENOTTY)
 		SKIP(return,
-		     "no PIDFD_GET_*_NAMESPACE ioctls (before 6.11)");
+		     "PIDFD_GET_MNT_NAMESPACE: ENOTTY (kernel before 6.11)");
 	ASSERT_EQ(errno, EACCES);
 	close(pidfd);
 	nsfd_child_finish(&c);
@@ -383,12 +359,12 @@ TEST(ns_get_mntns_id_is_per_namespace_and_grows)
 	__u64 mine = 0, again = 0, fresh = 0;
 	int fd, other;
 
-	NSFD_REQUIRE_NSFS_IOCTLS();
-	NSFD_REQUIRE_ROOT();
+	NSFD_SKIP_IF(return, nsfd_why_no_nsfs_ioctls());
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	fd = nsfd_open_ns(0, "mnt");
 	ASSERT_GE(fd, 0);
 	if (ioctl(fd, NS_GET_MNTNS_ID, &mine) && errno == ENOTTY)
-		SKIP(return, "no NS_GET_MNTNS_ID (before 6.10)");
+		SKIP(return, "NS_GET_MNTNS_ID: ENOTTY (kernel before 6.10)");
 	ASSERT_NE(mine, 0ULL);
 	other = nsfd_open_ns(0, "mnt");
 	ASSERT_GE(other, 0);
@@ -409,18 +385,18 @@ TEST(ns_get_mntns_id_on_other_types_is_einval)
 	__u64 id = 7;
 	int fd, err;
 
-	NSFD_REQUIRE_NSFS_IOCTLS();
+	NSFD_SKIP_IF(return, nsfd_why_no_nsfs_ioctls());
 	/* Whether the kernel has the ioctl at all: ask a mount ns fd. */
 	fd = nsfd_open_ns(0, "mnt");
 	ASSERT_GE(fd, 0);
 	err = ioctl(fd, NS_GET_MNTNS_ID, &id) ? errno : 0;
 	close(fd);
 	if (err == ENOTTY)
-		SKIP(return, "no NS_GET_MNTNS_ID (before 6.10)");
+		SKIP(return, "NS_GET_MNTNS_ID: ENOTTY (kernel before 6.10)");
 	id = 7;
 	for (i = 0; i < NSFD_NR_NS; i++) {
 		if (nsfd_ns_entries[i].type == CLONE_NEWNS ||
-		    nsfd_have_type[i] != NSFD_YES)
+		    nsfd_ns_have(nsfd_ns_entries[i].type) != NSFD_YES)
 			continue;
 		fd = nsfd_open_ns(0, nsfd_ns_entries[i].name);
 		ASSERT_GE(fd, 0);
@@ -448,15 +424,16 @@ FIXTURE_SETUP(pidns)
 {
 	self->c.pid = 0;
 	self->fd = -1;
-	NSFD_REQUIRE_NSFS_IOCTLS();
-	NSFD_REQUIRE_ROOT();
-	NSFD_REQUIRE_NS(CLONE_NEWPID);
+	NSFD_SKIP_IF(return, nsfd_why_no_nsfs_ioctls());
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_ns_missing(CLONE_NEWPID));
 	ASSERT_EQ(unshare(CLONE_NEWPID), 0);
 	ASSERT_EQ(nsfd_child_start(&self->c, NULL, NULL), 0);
 	self->fd = nsfd_open_ns(self->c.pid, "pid");
 	ASSERT_GE(self->fd, 0);
 	if (ioctl(self->fd, NS_GET_PID_FROM_PIDNS, 1) < 0 && errno == ENOTTY)
-		SKIP(return, "no NS_GET_PID_FROM_PIDNS (before 6.11)");
+		SKIP(return,
+		     "NS_GET_PID_FROM_PIDNS: ENOTTY (kernel before 6.11)");
 }
 
 FIXTURE_TEARDOWN(pidns)
@@ -497,11 +474,12 @@ TEST(pid_translation_on_other_types_is_einval)
 {
 	int fd = nsfd_open_ns(0, "mnt");
 
-	NSFD_REQUIRE_NSFS_IOCTLS();
+	NSFD_SKIP_IF(return, nsfd_why_no_nsfs_ioctls());
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(ioctl(fd, NS_GET_PID_FROM_PIDNS, 1), -1);
 	if (errno == ENOTTY)
-		SKIP(return, "no NS_GET_PID_FROM_PIDNS (before 6.11)");
+		SKIP(return,
+		     "NS_GET_PID_FROM_PIDNS: ENOTTY (kernel before 6.11)");
 	ASSERT_EQ(errno, EINVAL);
 	ASSERT_EQ(ioctl(fd, NS_GET_PID_IN_PIDNS, getpid()), -1);
 	ASSERT_EQ(errno, EINVAL);
@@ -513,9 +491,9 @@ TEST(ns_get_userns_fd_is_cloexec)
 {
 	int fd = nsfd_open_ns(0, "mnt"), owner;
 
-	NSFD_REQUIRE_NSFS_IOCTLS();
+	NSFD_SKIP_IF(return, nsfd_why_no_nsfs_ioctls());
 	ASSERT_GE(fd, 0);
-	NSFD_REQUIRE_NS(CLONE_NEWUSER);
+	NSFD_SKIP_IF(return, nsfd_ns_missing(CLONE_NEWUSER));
 	owner = ioctl(fd, NS_GET_USERNS);
 	ASSERT_GE(owner, 0);
 	EXPECT_EQ(fcntl(owner, F_GETFD), FD_CLOEXEC);
@@ -528,8 +506,8 @@ TEST(ns_get_userns_from_child_userns_names_it)
 {
 	int fd, owner;
 
-	NSFD_REQUIRE_NSFS_IOCTLS();
-	NSFD_REQUIRE_USERNS(false);
+	NSFD_SKIP_IF(return, nsfd_why_no_nsfs_ioctls());
+	NSFD_SKIP_IF(return, nsfd_why_no_userns(false));
 	ASSERT_EQ(unshare(CLONE_NEWUSER | CLONE_NEWNS), 0);
 	fd = nsfd_open_ns(0, "mnt");
 	ASSERT_GE(fd, 0);
@@ -547,8 +525,8 @@ TEST(ns_get_userns_of_outer_namespace_is_eperm_from_child_userns)
 {
 	int fd;
 
-	NSFD_REQUIRE_NSFS_IOCTLS();
-	NSFD_REQUIRE_USERNS(false);
+	NSFD_SKIP_IF(return, nsfd_why_no_nsfs_ioctls());
+	NSFD_SKIP_IF(return, nsfd_why_no_userns(false));
 	fd = nsfd_open_ns(0, "mnt");
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(unshare(CLONE_NEWUSER), 0);
@@ -563,9 +541,9 @@ TEST(ns_get_parent_of_child_pidns_is_ours)
 	struct nsfd_child c;
 	int fd, parent;
 
-	NSFD_REQUIRE_NSFS_IOCTLS();
-	NSFD_REQUIRE_ROOT();
-	NSFD_REQUIRE_NS(CLONE_NEWPID);
+	NSFD_SKIP_IF(return, nsfd_why_no_nsfs_ioctls());
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_ns_missing(CLONE_NEWPID));
 	ASSERT_EQ(unshare(CLONE_NEWPID), 0);
 	ASSERT_EQ(nsfd_child_start(&c, NULL, NULL), 0);
 	fd = nsfd_open_ns(c.pid, "pid");
@@ -588,8 +566,8 @@ TEST(ns_get_parent_of_child_userns_is_ours)
 {
 	int fd, parent;
 
-	NSFD_REQUIRE_NSFS_IOCTLS();
-	NSFD_REQUIRE_USERNS(false);
+	NSFD_SKIP_IF(return, nsfd_why_no_nsfs_ioctls());
+	NSFD_SKIP_IF(return, nsfd_why_no_userns(false));
 	fd = nsfd_child_userns(false);
 	ASSERT_GE(fd, 0);
 	EXPECT_NE(nsfd_fd_ino(fd), nsfd_self_ino("user"));
@@ -610,9 +588,9 @@ TEST(ns_get_owner_uid_of_userns_created_by_root_is_0)
 	uid_t uid = 12345;
 	int fd;
 
-	NSFD_REQUIRE_NSFS_IOCTLS();
-	NSFD_REQUIRE_ROOT();
-	NSFD_REQUIRE_USERNS(false);
+	NSFD_SKIP_IF(return, nsfd_why_no_nsfs_ioctls());
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_why_no_userns(false));
 	fd = nsfd_child_userns(false);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(ioctl(fd, NS_GET_OWNER_UID, &uid), 0);
@@ -625,8 +603,8 @@ TEST(ns_get_owner_uid_of_userns_created_by_nobody_is_65534)
 	uid_t uid = 12345;
 	int fd;
 
-	NSFD_REQUIRE_NSFS_IOCTLS();
-	NSFD_REQUIRE_USERNS(true);
+	NSFD_SKIP_IF(return, nsfd_why_no_nsfs_ioctls());
+	NSFD_SKIP_IF(return, nsfd_why_no_userns(true));
 	fd = nsfd_child_userns(true);
 	ASSERT_GE(fd, 0) {
 		TH_LOG("uid 65534 unshare(CLONE_NEWUSER): %s", strerror(-fd));
@@ -640,8 +618,8 @@ TEST(ns_get_owner_uid_to_bad_pointer_is_efault)
 {
 	int fd;
 
-	NSFD_REQUIRE_NSFS_IOCTLS();
-	NSFD_REQUIRE_NS(CLONE_NEWUSER);
+	NSFD_SKIP_IF(return, nsfd_why_no_nsfs_ioctls());
+	NSFD_SKIP_IF(return, nsfd_ns_missing(CLONE_NEWUSER));
 	fd = nsfd_open_ns(0, "user");
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(ioctl(fd, NS_GET_OWNER_UID, (uid_t *)8), -1);
@@ -659,8 +637,8 @@ TEST(pid_for_children_has_no_link_before_first_child)
 	struct nsfd_child c;
 	char mine[64], child_ns[64];
 
-	NSFD_REQUIRE_ROOT();
-	NSFD_REQUIRE_NS(CLONE_NEWPID);
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_ns_missing(CLONE_NEWPID));
 	ASSERT_EQ(unshare(CLONE_NEWPID), 0);
 	ASSERT_EQ(nsfd_ns_link(0, "pid_for_children", mine, sizeof(mine)),
 		  -ENOENT);
@@ -677,8 +655,8 @@ TEST(time_for_children_differs_right_after_unshare)
 {
 	char now[64], children[64];
 
-	NSFD_REQUIRE_ROOT();
-	NSFD_REQUIRE_NS(CLONE_NEWTIME);
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_ns_missing(CLONE_NEWTIME));
 	ASSERT_EQ(unshare(CLONE_NEWTIME), 0);
 	ASSERT_EQ(nsfd_ns_link(0, "time", now, sizeof(now)), 0);
 	ASSERT_EQ(nsfd_ns_link(0, "time_for_children", children,
@@ -719,9 +697,9 @@ TEST(ns_get_parent_from_inside_child_pidns)
 	int status;
 	pid_t pid;
 
-	NSFD_REQUIRE_NSFS_IOCTLS();
-	NSFD_REQUIRE_ROOT();
-	NSFD_REQUIRE_NS(CLONE_NEWPID);
+	NSFD_SKIP_IF(return, nsfd_why_no_nsfs_ioctls());
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_ns_missing(CLONE_NEWPID));
 	ASSERT_EQ(unshare(CLONE_NEWPID), 0);
 	pid = fork();
 	ASSERT_GE(pid, 0);
@@ -745,8 +723,8 @@ TEST(ns_get_parent_of_own_userns_from_inside_is_eperm)
 {
 	int fd;
 
-	NSFD_REQUIRE_NSFS_IOCTLS();
-	NSFD_REQUIRE_USERNS(false);
+	NSFD_SKIP_IF(return, nsfd_why_no_nsfs_ioctls());
+	NSFD_SKIP_IF(return, nsfd_why_no_userns(false));
 	ASSERT_EQ(nsfd_unshare_userns(0), 0);
 	fd = nsfd_open_ns(0, "user");
 	ASSERT_GE(fd, 0);
@@ -760,8 +738,8 @@ TEST(ns_get_parent_from_inside_child_userns_gives_it)
 {
 	int fd, parent;
 
-	NSFD_REQUIRE_NSFS_IOCTLS();
-	NSFD_REQUIRE_USERNS(false);
+	NSFD_SKIP_IF(return, nsfd_why_no_nsfs_ioctls());
+	NSFD_SKIP_IF(return, nsfd_why_no_userns(false));
 	ASSERT_EQ(nsfd_unshare_userns(0), 0);
 	fd = nsfd_child_userns(false);
 	ASSERT_GE(fd, 0);
@@ -799,8 +777,8 @@ TEST(namespace_keeps_its_owning_userns_alive)
 	uid_t uid = 12345;
 	int fd, owner;
 
-	NSFD_REQUIRE_NSFS_IOCTLS();
-	NSFD_REQUIRE_USERNS(false);
+	NSFD_SKIP_IF(return, nsfd_why_no_nsfs_ioctls());
+	NSFD_SKIP_IF(return, nsfd_why_no_userns(false));
 	owner_ino = mmap(NULL, sizeof(*owner_ino), PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(owner_ino, MAP_FAILED);
@@ -808,7 +786,9 @@ TEST(namespace_keeps_its_owning_userns_alive)
 	fd = nsfd_open_ns(c.pid, "mnt");
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(nsfd_child_finish(&c), 0);
-	why = nsfd_is_root() ? nsfd_flush_netns_cleanup() : "not root";
+	why = nsfd_why_not_root();
+	if (!why)
+		why = nsfd_flush_netns_cleanup();
 	if (why)
 		TH_LOG("async frees not flushed (%s)", why);
 	owner = ioctl(fd, NS_GET_USERNS);
@@ -868,7 +848,7 @@ TEST_F(entry, other_uid_task_entry_is_eacces)
 	struct nsfd_child c;
 	char link[64];
 
-	NSFD_REQUIRE_ROOT();
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	ASSERT_EQ(nsfd_child_start(&c, NULL, NULL), 0);
 	ASSERT_EQ(nsfd_become_nobody(), 0);
 	EXPECT_EQ(nsfd_ns_link(c.pid, variant->ns->name, link, sizeof(link)),

@@ -29,54 +29,6 @@
 #include "nsfd_common.h"
 #include "../kselftest_harness.h"
 
-/* The eight CLONE_NEW* flags that setns(2) knows. */
-static const struct {
-	const char *name;
-	int flag;
-} nsfd_clone_flags[] = {
-	{ "CLONE_NEWCGROUP", CLONE_NEWCGROUP },
-	{ "CLONE_NEWIPC", CLONE_NEWIPC },
-	{ "CLONE_NEWNS", CLONE_NEWNS },
-	{ "CLONE_NEWNET", CLONE_NEWNET },
-	{ "CLONE_NEWPID", CLONE_NEWPID },
-	{ "CLONE_NEWTIME", CLONE_NEWTIME },
-	{ "CLONE_NEWUSER", CLONE_NEWUSER },
-	{ "CLONE_NEWUTS", CLONE_NEWUTS },
-};
-
-#define NSFD_NR_FLAGS	ARRAY_SIZE(nsfd_clone_flags)
-
-#define CAP(c)	(1ULL << (c))
-
-/* Lower @caps in the effective set only: nsfd_raise_caps() gets them back. */
-static int nsfd_lower_caps(__u64 caps)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3
-	};
-	struct __user_cap_data_struct data[2] = {};
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -errno;
-	data[0].effective &= ~(__u32)caps;
-	data[1].effective &= ~(__u32)(caps >> 32);
-	return nsfd_err(syscall(SYS_capset, &hdr, data));
-}
-
-static int nsfd_raise_caps(__u64 caps)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3
-	};
-	struct __user_cap_data_struct data[2] = {};
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -errno;
-	data[0].effective |= (__u32)caps & data[0].permitted;
-	data[1].effective |= (__u32)(caps >> 32) & data[1].permitted;
-	return nsfd_err(syscall(SYS_capset, &hdr, data));
-}
-
 FIXTURE(ns) {
 	int current; /* /proc/self/ns/<name> before the test changed anything */
 	char current_link[64];
@@ -129,10 +81,10 @@ FIXTURE_VARIANT_ADD(ns, uts) {
 FIXTURE_SETUP(ns)
 {
 	self->current = -1;
-	NSFD_REQUIRE_NS(variant->ns->type);
-	NSFD_REQUIRE_ROOT();
+	NSFD_SKIP_IF(return, nsfd_ns_missing(variant->ns->type));
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	if (variant->ns->type == CLONE_NEWUSER)
-		NSFD_REQUIRE_USERNS(false);
+		NSFD_SKIP_IF(return, nsfd_why_no_userns(false));
 	self->current = nsfd_open_ns(0, variant->ns->name);
 	ASSERT_GE(self->current, 0);
 	ASSERT_EQ(nsfd_ns_link(0, variant->ns->name, self->current_link,
@@ -226,16 +178,20 @@ TEST_F(ns, every_other_flag_is_einval)
 	int fd = other_ns(_metadata, variant, want, sizeof(want), false);
 
 	ASSERT_GE(fd, 0);
-	for (i = 0; i < NSFD_NR_FLAGS; i++) {
-		if (nsfd_clone_flags[i].flag == variant->ns->type)
+	/* Each of the eight flags once: entries of one type are adjacent. */
+	for (i = 0; i < NSFD_NR_NS; i++) {
+		const struct nsfd_ns *e = &nsfd_ns_entries[i];
+
+		if (e->type == variant->ns->type ||
+		    (i && e->type == nsfd_ns_entries[i - 1].type))
 			continue;
-		EXPECT_EQ(setns(fd, nsfd_clone_flags[i].flag), -1) {
+		EXPECT_EQ(setns(fd, e->type), -1) {
 			TH_LOG("setns(%s, %s) succeeded", variant->ns->name,
-			       nsfd_clone_flags[i].name);
+			       e->flag);
 		}
 		EXPECT_EQ(errno, EINVAL) {
-			TH_LOG("setns(%s, %s): %s", variant->ns->name,
-			       nsfd_clone_flags[i].name, strerror(errno));
+			TH_LOG("setns(%s, %s): %s", variant->ns->name, e->flag,
+			       strerror(errno));
 		}
 	}
 	EXPECT_EQ(setns(fd, CLONE_VM), -1);
@@ -280,18 +236,44 @@ TEST_F(ns, eperm_without_cap_sys_admin)
 	int fd;
 
 	if (variant->ns->type == CLONE_NEWUSER)
-		NSFD_REQUIRE_USERNS(true);
+		NSFD_SKIP_IF(return, nsfd_why_no_userns(true));
 	fd = other_ns(_metadata, variant, want, sizeof(want), true);
 	ASSERT_GE(fd, 0);
 	before = nsfd_get_caps();
-	ASSERT_EQ(nsfd_lower_caps(CAP(CAP_SYS_ADMIN)), 0);
-	ASSERT_EQ(nsfd_get_caps(), before & ~CAP(CAP_SYS_ADMIN));
+	ASSERT_EQ(nsfd_lower_caps(NSFD_CAP(CAP_SYS_ADMIN)), 0);
+	ASSERT_EQ(nsfd_get_caps(), before & ~NSFD_CAP(CAP_SYS_ADMIN));
 	ASSERT_EQ(setns(fd, 0), -1);
 	ASSERT_EQ(errno, EPERM);
 	EXPECT_FALSE(joined(variant, want));
-	ASSERT_EQ(nsfd_raise_caps(CAP(CAP_SYS_ADMIN)), 0);
+	ASSERT_EQ(nsfd_raise_caps(NSFD_CAP(CAP_SYS_ADMIN)), 0);
 	ASSERT_EQ(setns(fd, 0), 0) {
 		TH_LOG("with CAP_SYS_ADMIN back: %s", strerror(errno));
+	}
+	EXPECT_TRUE(joined(variant, want));
+	close(fd);
+}
+
+/*
+ * The positive control of the one above: uid 0 with CAP_SYS_ADMIN and no
+ * other capability (mnt: and CAP_SYS_CHROOT, which mntns_install() also
+ * asks for) joins a namespace that its own user ns owns. user: a user ns
+ * that uid 0 created, so owns.
+ */
+TEST_F(ns, joins_with_cap_sys_admin_alone)
+{
+	__u64 keep = NSFD_CAP(CAP_SYS_ADMIN);
+	char want[64];
+	int fd;
+
+	if (variant->ns->type == CLONE_NEWNS)
+		keep |= NSFD_CAP(CAP_SYS_CHROOT);
+	fd = other_ns(_metadata, variant, want, sizeof(want), false);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(nsfd_set_caps(keep), 0);
+	ASSERT_EQ(nsfd_get_caps(), keep);
+	ASSERT_EQ(setns(fd, 0), 0) {
+		TH_LOG("setns(%s, 0) with caps %#llx: %s", variant->ns->name,
+		       (unsigned long long)keep, strerror(errno));
 	}
 	EXPECT_TRUE(joined(variant, want));
 	close(fd);
@@ -334,7 +316,7 @@ TEST_F(ns, caller_side_check_without_cap_sys_admin)
 	struct nsfd_child c;
 	char want[64];
 
-	NSFD_REQUIRE_USERNS(false);
+	NSFD_SKIP_IF(return, nsfd_why_no_userns(false));
 	if (type == CLONE_NEWUSER) {
 		fd = nsfd_child_userns(false);
 	} else {
@@ -348,7 +330,7 @@ TEST_F(ns, caller_side_check_without_cap_sys_admin)
 	ASSERT_GE(fd, 0);
 	snprintf(want, sizeof(want), "%s:[%lu]", variant->ns->real_name,
 		 (unsigned long)nsfd_fd_ino(fd));
-	ASSERT_EQ(nsfd_lower_caps(CAP(CAP_SYS_ADMIN)), 0);
+	ASSERT_EQ(nsfd_lower_caps(NSFD_CAP(CAP_SYS_ADMIN)), 0);
 	if (type == CLONE_NEWUSER) {
 		ASSERT_EQ(setns(fd, 0), 0);
 		EXPECT_TRUE(joined(variant, want));
@@ -358,7 +340,7 @@ TEST_F(ns, caller_side_check_without_cap_sys_admin)
 	ASSERT_EQ(setns(fd, 0), -1);
 	ASSERT_EQ(errno, EPERM);
 	EXPECT_FALSE(joined(variant, want));
-	ASSERT_EQ(nsfd_raise_caps(CAP(CAP_SYS_ADMIN)), 0);
+	ASSERT_EQ(nsfd_raise_caps(NSFD_CAP(CAP_SYS_ADMIN)), 0);
 	ASSERT_EQ(setns(fd, 0), 0) {
 		TH_LOG("with CAP_SYS_ADMIN back: %s", strerror(errno));
 	}
@@ -375,10 +357,10 @@ TEST_F(ns, wrong_flag_without_cap_sys_admin_is_einval)
 	int fd;
 
 	if (variant->ns->type == CLONE_NEWUSER)
-		NSFD_REQUIRE_USERNS(true);
+		NSFD_SKIP_IF(return, nsfd_why_no_userns(true));
 	fd = other_ns(_metadata, variant, want, sizeof(want), true);
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(nsfd_lower_caps(CAP(CAP_SYS_ADMIN)), 0);
+	ASSERT_EQ(nsfd_lower_caps(NSFD_CAP(CAP_SYS_ADMIN)), 0);
 	ASSERT_EQ(setns(fd, wrong), -1);
 	ASSERT_EQ(errno, EINVAL);
 	ASSERT_EQ(setns(fd, 0), -1);
@@ -392,15 +374,15 @@ TEST(mnt_eperm_without_cap_sys_chroot)
 	__u64 before;
 	int fd;
 
-	NSFD_REQUIRE_ROOT();
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	fd = nsfd_detached_ns(CLONE_NEWNS, "mnt", "mnt");
 	ASSERT_GE(fd, 0);
 	before = nsfd_get_caps();
-	ASSERT_EQ(nsfd_lower_caps(CAP(CAP_SYS_CHROOT)), 0);
-	ASSERT_EQ(nsfd_get_caps(), before & ~CAP(CAP_SYS_CHROOT));
+	ASSERT_EQ(nsfd_lower_caps(NSFD_CAP(CAP_SYS_CHROOT)), 0);
+	ASSERT_EQ(nsfd_get_caps(), before & ~NSFD_CAP(CAP_SYS_CHROOT));
 	ASSERT_EQ(setns(fd, CLONE_NEWNS), -1);
 	ASSERT_EQ(errno, EPERM);
-	ASSERT_EQ(nsfd_raise_caps(CAP(CAP_SYS_CHROOT)), 0);
+	ASSERT_EQ(nsfd_raise_caps(NSFD_CAP(CAP_SYS_CHROOT)), 0);
 	ASSERT_EQ(setns(fd, CLONE_NEWNS), 0);
 	EXPECT_EQ(nsfd_self_ino("mnt"), nsfd_fd_ino(fd));
 	close(fd);
@@ -411,11 +393,10 @@ TEST(user_rejoin_without_cap_sys_admin_is_einval)
 {
 	int fd;
 
-	NSFD_REQUIRE_ROOT();
-	NSFD_REQUIRE_NS(CLONE_NEWUSER);
+	NSFD_SKIP_IF(return, nsfd_ns_missing(CLONE_NEWUSER));
 	fd = nsfd_open_ns(0, "user");
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(nsfd_lower_caps(CAP(CAP_SYS_ADMIN)), 0);
+	ASSERT_EQ(nsfd_lower_caps(NSFD_CAP(CAP_SYS_ADMIN)), 0);
 	ASSERT_EQ(setns(fd, CLONE_NEWUSER), -1);
 	ASSERT_EQ(errno, EINVAL);
 	close(fd);
@@ -427,7 +408,7 @@ TEST_F(ns, eperm_as_uid_65534)
 	int fd;
 
 	if (variant->ns->type == CLONE_NEWUSER)
-		NSFD_REQUIRE_USERNS(false);
+		NSFD_SKIP_IF(return, nsfd_why_no_userns(false));
 	fd = other_ns(_metadata, variant, want, sizeof(want), false);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(nsfd_become_nobody(), 0);
@@ -440,7 +421,7 @@ TEST_F(ns, eperm_as_uid_65534)
 /* Full caps in a new user ns give none over a namespace owned outside it. */
 TEST_F(ns, eperm_from_child_userns_toward_initial_namespace)
 {
-	NSFD_REQUIRE_USERNS(false);
+	NSFD_SKIP_IF(return, nsfd_why_no_userns(false));
 	ASSERT_EQ(unshare(CLONE_NEWUSER), 0);
 	ASSERT_EQ(setns(self->current, 0), -1);
 	ASSERT_EQ(errno, EPERM);
@@ -454,8 +435,8 @@ TEST(root_without_caps_joins_child_userns_it_owns)
 {
 	int fd;
 
-	NSFD_REQUIRE_ROOT();
-	NSFD_REQUIRE_USERNS(false);
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_why_no_userns(false));
 	fd = nsfd_child_userns(false);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(nsfd_set_caps(0), 0);
@@ -579,8 +560,8 @@ TEST(pidfd_with_one_flag_joins_only_that_namespace)
 	struct utsname u;
 	int pidfd;
 
-	NSFD_REQUIRE_ROOT();
-	NSFD_REQUIRE_NS(CLONE_NEWUTS | CLONE_NEWIPC);
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_ns_missing(CLONE_NEWUTS | CLONE_NEWIPC));
 	pidfd = pidfd_of_child_own_uts_ipc(_metadata, &c);
 	ASSERT_EQ(setns(pidfd, CLONE_NEWUTS), 0) {
 		TH_LOG("setns(pidfd, CLONE_NEWUTS): %s", strerror(errno));
@@ -598,8 +579,8 @@ TEST(pidfd_with_several_flags_joins_each)
 	struct nsfd_child c;
 	int pidfd;
 
-	NSFD_REQUIRE_ROOT();
-	NSFD_REQUIRE_NS(CLONE_NEWUTS | CLONE_NEWIPC);
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_ns_missing(CLONE_NEWUTS | CLONE_NEWIPC));
 	pidfd = pidfd_of_child_own_uts_ipc(_metadata, &c);
 	ASSERT_EQ(setns(pidfd, CLONE_NEWUTS | CLONE_NEWIPC), 0) {
 		TH_LOG("setns(pidfd, UTS|IPC): %s", strerror(errno));
@@ -616,8 +597,8 @@ TEST(pidfd_with_flags_zero_or_unknown_is_einval)
 	struct nsfd_child c;
 	int pidfd;
 
-	NSFD_REQUIRE_ROOT();
-	NSFD_REQUIRE_NS(CLONE_NEWUTS | CLONE_NEWIPC);
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_ns_missing(CLONE_NEWUTS | CLONE_NEWIPC));
 	pidfd = pidfd_of_child_own_uts_ipc(_metadata, &c);
 	EXPECT_EQ(setns(pidfd, 0), -1);
 	EXPECT_EQ(errno, EINVAL);
@@ -658,7 +639,7 @@ TEST(pidfd_of_reaped_child_as_uid_65534_is_esrch)
 {
 	int pidfd;
 
-	NSFD_REQUIRE_ROOT();
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	pidfd = nsfd_pidfd_of_reaped_child();
 	ASSERT_GE(pidfd, 0);
 	ASSERT_EQ(nsfd_become_nobody(), 0);
@@ -719,15 +700,15 @@ static int nobody_setns_by_pidfd(struct __test_metadata *_metadata,
 
 TEST(pidfd_unprivileged_joins_userns_of_own_uid)
 {
-	NSFD_REQUIRE_NS(CLONE_NEWUTS);
-	NSFD_REQUIRE_USERNS(true);
+	NSFD_SKIP_IF(return, nsfd_ns_missing(CLONE_NEWUTS));
+	NSFD_SKIP_IF(return, nsfd_why_no_userns(true));
 	ASSERT_EQ(nobody_setns_by_pidfd(_metadata, true), 0);
 }
 
 TEST(pidfd_of_non_dumpable_task_is_eperm)
 {
-	NSFD_REQUIRE_NS(CLONE_NEWUTS);
-	NSFD_REQUIRE_USERNS(true);
+	NSFD_SKIP_IF(return, nsfd_ns_missing(CLONE_NEWUTS));
+	NSFD_SKIP_IF(return, nsfd_why_no_userns(true));
 	ASSERT_EQ(nobody_setns_by_pidfd(_metadata, false), EPERM);
 }
 
@@ -746,7 +727,7 @@ static int setns_pid_from_below(int fd, bool lower)
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		if (lower && nsfd_lower_caps(CAP(CAP_SYS_ADMIN)))
+		if (lower && nsfd_lower_caps(NSFD_CAP(CAP_SYS_ADMIN)))
 			_exit(100);
 		_exit(setns(fd, CLONE_NEWPID) ? errno : 0);
 	}
@@ -760,8 +741,8 @@ TEST(pid_ns_above_the_active_one_is_einval)
 {
 	int fd;
 
-	NSFD_REQUIRE_ROOT();
-	NSFD_REQUIRE_NS(CLONE_NEWPID);
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_ns_missing(CLONE_NEWPID));
 	fd = nsfd_open_ns(0, "pid");
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(setns_pid_from_below(fd, false), EINVAL);
@@ -777,8 +758,8 @@ TEST(pid_ns_beside_the_active_one_is_einval)
 	struct nsfd_child c;
 	int fd, orig;
 
-	NSFD_REQUIRE_ROOT();
-	NSFD_REQUIRE_NS(CLONE_NEWPID);
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_ns_missing(CLONE_NEWPID));
 	/* A pid ns below ours, with its init (pid_for_children needs one). */
 	orig = nsfd_open_ns(0, "pid");
 	ASSERT_GE(orig, 0);
@@ -802,8 +783,8 @@ TEST(pid_ns_above_without_cap_sys_admin_is_eperm)
 {
 	int fd;
 
-	NSFD_REQUIRE_ROOT();
-	NSFD_REQUIRE_NS(CLONE_NEWPID);
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_ns_missing(CLONE_NEWPID));
 	fd = nsfd_open_ns(0, "pid");
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(setns_pid_from_below(fd, true), EPERM);
@@ -852,8 +833,8 @@ TEST(time_ns_from_multithreaded_process_is_eusers)
 {
 	int fd;
 
-	NSFD_REQUIRE_ROOT();
-	NSFD_REQUIRE_NS(CLONE_NEWTIME);
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_ns_missing(CLONE_NEWTIME));
 	fd = nsfd_detached_ns(CLONE_NEWTIME, "time", "time_for_children");
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(setns_with_a_thread(fd, CLONE_NEWTIME), EUSERS);
@@ -865,12 +846,12 @@ TEST(time_ns_multithreaded_without_cap_sys_admin_is_eusers)
 {
 	int fd;
 
-	NSFD_REQUIRE_ROOT();
-	NSFD_REQUIRE_NS(CLONE_NEWTIME);
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_ns_missing(CLONE_NEWTIME));
 	fd = nsfd_detached_ns(CLONE_NEWTIME, "time", "time_for_children");
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(setns_with_a_thread_lowered(fd, CLONE_NEWTIME,
-					      CAP(CAP_SYS_ADMIN)), EUSERS);
+					      NSFD_CAP(CAP_SYS_ADMIN)), EUSERS);
 	close(fd);
 }
 
@@ -879,8 +860,8 @@ TEST(user_ns_from_multithreaded_process_is_einval)
 {
 	int fd;
 
-	NSFD_REQUIRE_ROOT();
-	NSFD_REQUIRE_USERNS(false);
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_why_no_userns(false));
 	fd = nsfd_child_userns(false);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(setns_with_a_thread(fd, CLONE_NEWUSER), EINVAL);
@@ -895,12 +876,12 @@ TEST(user_ns_multithreaded_without_cap_sys_admin_is_einval)
 {
 	int fd;
 
-	NSFD_REQUIRE_ROOT();
-	NSFD_REQUIRE_USERNS(true);
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_why_no_userns(true));
 	fd = nsfd_child_userns(true);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(setns_with_a_thread_lowered(fd, CLONE_NEWUSER,
-					      CAP(CAP_SYS_ADMIN)), EINVAL);
+					      NSFD_CAP(CAP_SYS_ADMIN)), EINVAL);
 	close(fd);
 }
 
@@ -932,8 +913,8 @@ TEST(user_ns_with_a_thread_of_its_own_fs_is_einval)
 	char c;
 	int fd;
 
-	NSFD_REQUIRE_ROOT();
-	NSFD_REQUIRE_USERNS(false);
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_why_no_userns(false));
 	fd = nsfd_child_userns(false);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(pipe(t.ready), 0);
@@ -955,8 +936,8 @@ TEST(user_ns_with_fs_struct_shared_by_another_process_is_einval)
 	char c;
 	pid_t pid;
 
-	NSFD_REQUIRE_ROOT();
-	NSFD_REQUIRE_USERNS(false);
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_why_no_userns(false));
 	fd = nsfd_child_userns(false);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(pipe(release), 0);
@@ -985,7 +966,7 @@ TEST(mnt_ns_with_shared_fs_struct_is_einval)
 {
 	int fd;
 
-	NSFD_REQUIRE_ROOT();
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	fd = nsfd_detached_ns(CLONE_NEWNS, "mnt", "mnt");
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(setns_with_a_thread(fd, CLONE_NEWNS), EINVAL);
@@ -997,11 +978,11 @@ TEST(mnt_ns_shared_fs_struct_without_cap_sys_admin_is_eperm)
 {
 	int fd;
 
-	NSFD_REQUIRE_ROOT();
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	fd = nsfd_detached_ns(CLONE_NEWNS, "mnt", "mnt");
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(setns_with_a_thread_lowered(fd, CLONE_NEWNS,
-					      CAP(CAP_SYS_ADMIN)), EPERM);
+					      NSFD_CAP(CAP_SYS_ADMIN)), EPERM);
 	close(fd);
 }
 
@@ -1009,9 +990,14 @@ TEST(mnt_ns_shared_fs_struct_without_cap_sys_admin_is_eperm)
  * A pidfd with every CLONE_NEW* flag at once (mainline's
  * pidfd_setns_test pidfd_one_shot_setns): the target is a grandchild in
  * new namespaces of every type the kernel has, all owned by a user ns
- * that root owns, so each install passes. The grandchild's pid is shared
- * through @arg (a MAP_SHARED page).
+ * that root owns, so each install passes. The types and the grandchild's
+ * pid are shared through a MAP_SHARED page.
  */
+struct every_type {
+	int types;	/* the CLONE_NEW* flags of the types the kernel has */
+	pid_t pid;	/* the grandchild */
+};
+
 static int all_types(void)
 {
 	int flags = 0;
@@ -1025,10 +1011,11 @@ static int all_types(void)
 
 static int grandchild_in_new_namespaces(void *arg)
 {
-	pid_t *shared = arg, pid;
+	struct every_type *shared = arg;
+	pid_t pid;
 	int err;
 
-	err = nsfd_unshare_userns(all_types() & ~CLONE_NEWUSER);
+	err = nsfd_unshare_userns(shared->types & ~CLONE_NEWUSER);
 	if (err)
 		return err;
 	if (sethostname("nsfd-all", strlen("nsfd-all")))
@@ -1040,16 +1027,16 @@ static int grandchild_in_new_namespaces(void *arg)
 		nsfd_child_wait_release();
 		_exit(0);
 	}
-	*shared = pid;
+	shared->pid = pid;
 	return 0;
 }
 
 /*
- * Every entry of ours names what the target's names (pid: its
- * pid_for_children).
+ * Every entry of ours of the @types names what the target's names (pid:
+ * its pid_for_children).
  */
 static void assert_in_namespaces_of(struct __test_metadata *_metadata,
-				    pid_t pid, bool want)
+				    pid_t pid, int types, bool want)
 {
 	char mine[64], theirs[64];
 	unsigned int i;
@@ -1057,8 +1044,7 @@ static void assert_in_namespaces_of(struct __test_metadata *_metadata,
 	for (i = 0; i < NSFD_NR_NS; i++) {
 		const char *name = nsfd_ns_entries[i].name;
 
-		if (nsfd_ns_missing(nsfd_ns_entries[i].type) ||
-		    !strcmp(name, "pid"))
+		if (!(nsfd_ns_entries[i].type & types) || !strcmp(name, "pid"))
 			continue;
 		ASSERT_EQ(nsfd_ns_link(0, name, mine, sizeof(mine)), 0);
 		ASSERT_EQ(nsfd_ns_link(pid, !strcmp(name, "pid_for_children") ?
@@ -1072,31 +1058,34 @@ static void assert_in_namespaces_of(struct __test_metadata *_metadata,
 
 TEST(pidfd_with_every_flag_joins_every_namespace)
 {
-	pid_t *target;
+	struct every_type *target;
 	struct nsfd_child c;
 	struct utsname u;
 	int pidfd, err;
 
-	NSFD_REQUIRE_ROOT();
-	NSFD_REQUIRE_USERNS(false);
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_why_no_userns(false));
 	target = mmap(NULL, sizeof(*target), PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(target, MAP_FAILED);
+	target->types = all_types();
 	err = nsfd_child_start(&c, grandchild_in_new_namespaces, target);
 	ASSERT_EQ(err, 0) {
 		TH_LOG("child: %s", strerror(-err));
 	}
-	pidfd = sys_pidfd_open(*target, 0);
+	pidfd = sys_pidfd_open(target->pid, 0);
 	ASSERT_GE(pidfd, 0);
-	assert_in_namespaces_of(_metadata, *target, false);
-	ASSERT_EQ(setns(pidfd, all_types()), 0) {
-		TH_LOG("setns(pidfd, 0x%x): %s", all_types(), strerror(errno));
+	assert_in_namespaces_of(_metadata, target->pid, target->types, false);
+	ASSERT_EQ(setns(pidfd, target->types), 0) {
+		TH_LOG("setns(pidfd, 0x%x): %s", target->types,
+		       strerror(errno));
 	}
-	assert_in_namespaces_of(_metadata, *target, true);
+	assert_in_namespaces_of(_metadata, target->pid, target->types, true);
 	ASSERT_EQ(uname(&u), 0);
 	EXPECT_STREQ(u.nodename, "nsfd-all");
 	close(pidfd);
 	ASSERT_EQ(nsfd_child_finish(&c), 0);
+	munmap(target, sizeof(*target));
 }
 
 /*
@@ -1112,8 +1101,9 @@ TEST(pidfd_setns_is_all_or_nothing)
 	int pidfd, status;
 	pid_t pid;
 
-	NSFD_REQUIRE_ROOT();
-	NSFD_REQUIRE_NS(CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWPID);
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_ns_missing(CLONE_NEWUTS | CLONE_NEWIPC |
+					     CLONE_NEWPID));
 	ASSERT_EQ(nsfd_child_start(&c, child_own_uts_ipc, NULL), 0);
 	pidfd = sys_pidfd_open(c.pid, 0);
 	ASSERT_GE(pidfd, 0);
@@ -1157,8 +1147,8 @@ TEST(pidfd_setns_failing_on_time_changes_nothing)
 	struct nsfd_child c;
 	int pidfd, type = CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWTIME;
 
-	NSFD_REQUIRE_ROOT();
-	NSFD_REQUIRE_NS(type);
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_ns_missing(type));
 	ASSERT_EQ(nsfd_child_start(&c, nsfd_do_unshare, &type), 0);
 	pidfd = sys_pidfd_open(c.pid, 0);
 	ASSERT_GE(pidfd, 0);
@@ -1226,8 +1216,8 @@ FIXTURE_SETUP(sem)
 {
 	self->other = -1;
 	self->here = -1;
-	NSFD_REQUIRE_ROOT();
-	NSFD_REQUIRE_NS(CLONE_NEWIPC);
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_ns_missing(CLONE_NEWIPC));
 	self->other = nsfd_detached_ns(CLONE_NEWIPC, "ipc", "ipc");
 	ASSERT_GE(self->other, 0);
 	ASSERT_EQ(unshare(CLONE_NEWIPC), 0);

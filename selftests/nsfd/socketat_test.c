@@ -52,21 +52,6 @@
 #include "nsfd_helpers.h"
 #include "../kselftest_harness.h"
 
-/*
- * PIDFD_GET_NET_NAMESPACE (6.11) from the tree's <linux/pidfd.h>. That
- * header pulls in <linux/fcntl.h>, whose struct flock clashes with
- * glibc's <fcntl.h>; pidfd.h needs nothing of it that glibc lacks.
- */
-#ifndef _LINUX_FCNTL_H
-#define _LINUX_FCNTL_H
-#define SAT_UNDEF_LINUX_FCNTL_H
-#endif
-#include <linux/pidfd.h>
-#ifdef SAT_UNDEF_LINUX_FCNTL_H
-#undef _LINUX_FCNTL_H
-#undef SAT_UNDEF_LINUX_FCNTL_H
-#endif
-
 #define SOCKETAT_NO_NR		"socketat not in this tree's uapi headers (no __NR_socketat)"
 #define SOCKETAT_MISSING	"socketat not implemented (ENOSYS)"
 
@@ -168,19 +153,21 @@ static struct sat_probe sat_probe(void)
 }
 
 /*
- * The first step of every socketat fixture's setup: SKIP when socketat
- * is not there, FAIL when its -1 form is not socket(2).
+ * The first step of every socketat fixture's setup: why every socketat
+ * test skips (socketat is not there), or NULL; FAIL when its -1 form is
+ * not socket(2).
  */
-#define SAT_REQUIRE_SOCKETAT() do {					\
-	struct sat_probe __p = sat_probe();				\
-									\
-	if (__p.skip)							\
-		SKIP(return, "%s", __p.skip);			\
-	ASSERT_TRUE(__p.ok) {						\
-		TH_LOG("socketat(-1, AF_UNIX, SOCK_DGRAM, 0) gave %s",	\
-		       __p.what);					\
-	}								\
-} while (0)
+static const char *sat_unavailable(struct __test_metadata *_metadata)
+{
+	struct sat_probe p = sat_probe();
+
+	if (p.skip)
+		return p.skip;
+	ASSERT_TRUE(p.ok) {
+		TH_LOG("socketat(-1, AF_UNIX, SOCK_DGRAM, 0) gave %s", p.what);
+	}
+	return NULL;
+}
 
 /* A type bit that is neither SOCK_TYPE_MASK nor SOCK_CLOEXEC/SOCK_NONBLOCK. */
 static const int unknown_type_bits[] = { 0x10, 0x40, 0x1000, 0x40000000 };
@@ -190,41 +177,12 @@ static bool unknown_type_bit(int bit)
 	return !(bit & (SOCK_CLOEXEC | SOCK_NONBLOCK | 0xf));
 }
 
-/* The names of the errnos these tests meet; others as "errno N". */
-static const char *sat_errname(int e)
-{
-	static char buf[4][16];
-	static unsigned int next;
-	char *b;
-
-	switch (e) {
-	case 0: return "ok";
-	case EPERM: return "EPERM";
-	case ESRCH: return "ESRCH";
-	case EBADF: return "EBADF";
-	case ENOMEM: return "ENOMEM";
-	case EACCES: return "EACCES";
-	case EINVAL: return "EINVAL";
-	case ENFILE: return "ENFILE";
-	case EMFILE: return "EMFILE";
-	case ENOSYS: return "ENOSYS";
-	case ENOTSOCK: return "ENOTSOCK";
-	case EPROTOTYPE: return "EPROTOTYPE";
-	case EPROTONOSUPPORT: return "EPROTONOSUPPORT";
-	case ESOCKTNOSUPPORT: return "ESOCKTNOSUPPORT";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case EAFNOSUPPORT: return "EAFNOSUPPORT";
-	case ENOBUFS: return "ENOBUFS";
-	}
-	b = buf[next++ % 4];
-	snprintf(b, sizeof(buf[0]), "errno %d", e);
-	return b;
-}
-
 /*
  * "here": the test's private netns, lo up; "a": a second netns that only
  * an fd holds (owned by the initial user namespace). Cookies tell which
- * netns a socket is in.
+ * netns a socket is in. Without root there is no "a", and "here" is the
+ * caller's own netns: the tests that need no privilege run there, every
+ * other one skips.
  */
 FIXTURE(sat) {
 	int here;
@@ -237,10 +195,21 @@ FIXTURE_SETUP(sat)
 {
 	self->here = -1;
 	self->a = -1;
-	SAT_REQUIRE_SOCKETAT();
-	NSFD_REQUIRE_ROOT();
+	self->a_cookie = 0;
+	NSFD_SKIP_IF(return, sat_unavailable(_metadata));
 	/* Without it: sat_no_net_ns.* below check what socketat promises. */
-	NSFD_REQUIRE_NS(CLONE_NEWNET);
+	NSFD_SKIP_IF(return, nsfd_ns_missing(CLONE_NEWNET));
+	if (!nsfd_is_root()) {
+		self->here = nsfd_open_ns(0, "net");
+		/* Only when the probe could not tell (no user namespace). */
+		if (self->here == -ENOENT)
+			SKIP(return, "/proc/self/ns/net: ENOENT (%s)",
+			     nsfd_type(CLONE_NEWNET)->why);
+		ASSERT_GE(self->here, 0);
+		self->here_cookie = nsfd_current_netns_cookie();
+		ASSERT_NE(self->here_cookie, 0ULL);
+		return;
+	}
 	ASSERT_EQ(unshare(CLONE_NEWNET), 0);
 	ASSERT_EQ(nsfd_lo_up_here(), 0);
 	self->here = nsfd_open_ns(0, "net");
@@ -275,10 +244,12 @@ FIXTURE(sat_no_net_ns) {
 FIXTURE_SETUP(sat_no_net_ns)
 {
 	self->fd = -1;
-	SAT_REQUIRE_SOCKETAT();
-	if (!nsfd_ns_missing(CLONE_NEWNET))
+	NSFD_SKIP_IF(return, sat_unavailable(_metadata));
+	if (nsfd_ns_have(CLONE_NEWNET) == NSFD_YES)
 		SKIP(return,
 		     "CONFIG_NET_NS is on: the sat tests cover this kernel");
+	if (nsfd_ns_have(CLONE_NEWNET) == NSFD_UNKNOWN)
+		SKIP(return, "%s", nsfd_type(CLONE_NEWNET)->why);
 }
 
 FIXTURE_TEARDOWN(sat_no_net_ns)
@@ -378,14 +349,6 @@ struct sat_who {
 	int dumpable;
 };
 
-static int sat_become(uid_t uid)
-{
-	if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
-	    setresuid(uid, uid, uid))
-		return -errno;
-	return 0;
-}
-
 static int sat_do_become(void *arg)
 {
 	const struct sat_who *w = arg;
@@ -396,7 +359,7 @@ static int sat_do_become(void *arg)
 	if (w->unshare_as_root && unshare(w->unshare_as_root))
 		return -errno;
 	if (w->uid) {
-		err = sat_become(w->uid);
+		err = nsfd_become(w->uid, w->uid);
 		if (err)
 			return err;
 	}
@@ -503,7 +466,7 @@ static int sat_become_with_caps(uid_t uid, __u64 caps)
 
 	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0))
 		return -errno;
-	err = sat_become(uid);
+	err = nsfd_become(uid, uid);
 	if (err)
 		return err;
 	err = nsfd_set_caps(caps);
@@ -565,7 +528,7 @@ static void sat_side_by_side(int fd, __u64 cookie, int res[2])
 static const char *sat_answer(int r)
 {
 	return r == SAT_WRONG_NETNS ? "wrong netns" :
-	       r == SAT_NO_ANSWER ? "no answer" : sat_errname(r);
+	       r == SAT_NO_ANSWER ? "no answer" : nsfd_errname(r);
 }
 
 /* Assert that socketat and setns on @fd both give @want (0 or an errno). */
@@ -598,43 +561,48 @@ TEST_F(sat, minus_one_is_the_callers_netns)
 	close(s2);
 }
 
+/* Triples for socketat(-1, ...); what socket(2) gives for some. */
+static const struct sat_triple {
+	int family, type, protocol;
+} minus_one_triples[] = {
+	{ AF_INET, SOCK_STREAM, 0 },
+	{ AF_INET, SOCK_DGRAM, IPPROTO_UDP },
+	{ AF_INET, SOCK_RAW, IPPROTO_ICMP },
+	{ AF_INET, SOCK_DGRAM, IPPROTO_ICMP },	/* EACCES: ping_group_range */
+	{ AF_INET, SOCK_STREAM, IPPROTO_UDP },	/* EPROTONOSUPPORT */
+	{ AF_INET, SOCK_SEQPACKET, 0 },		/* ESOCKTNOSUPPORT */
+	{ AF_INET, SOCK_STREAM, -1 },		/* EINVAL */
+	{ AF_INET, SOCK_STREAM, IPPROTO_MAX },	/* EINVAL */
+	{ AF_INET, -1, 0 },			/* EINVAL */
+	{ AF_INET, SOCK_PACKET + 1, 0 },	/* EINVAL: >= SOCK_MAX */
+	{ AF_INET, SOCK_STREAM | 0x10, 0 },	/* EINVAL: unknown flag */
+	{ AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0 },
+	{ AF_INET6, SOCK_STREAM, 0 },
+	{ AF_INET6, SOCK_DGRAM, IPPROTO_TCP },	/* EPROTONOSUPPORT */
+	{ AF_UNIX, SOCK_STREAM, 0 },
+	{ AF_UNIX, SOCK_DGRAM, 0 },
+	{ AF_UNIX, SOCK_SEQPACKET, 0 },
+	{ AF_UNIX, SOCK_RAW, 0 },		/* becomes SOCK_DGRAM */
+	{ AF_UNIX, SOCK_STREAM, PF_UNIX },
+	{ AF_UNIX, SOCK_STREAM, 2 },		/* EPROTONOSUPPORT */
+	{ AF_UNIX, SOCK_RDM, 0 },		/* ESOCKTNOSUPPORT */
+	{ AF_NETLINK, SOCK_RAW, NETLINK_ROUTE },
+	{ AF_NETLINK, SOCK_DGRAM, NETLINK_ROUTE },
+	{ AF_NETLINK, SOCK_STREAM, NETLINK_ROUTE },	/* ESOCKTNOSUPPORT */
+	{ AF_NETLINK, SOCK_RAW, MAX_LINKS },	/* EPROTONOSUPPORT */
+	{ AF_UNSPEC, SOCK_STREAM, 0 },		/* EAFNOSUPPORT */
+	{ -1, SOCK_STREAM, 0 },			/* EAFNOSUPPORT */
+	{ AF_MAX, SOCK_STREAM, 0 },		/* EAFNOSUPPORT */
+	{ AF_PACKET, SOCK_RAW, 0 },
+};
+
 /* socketat(-1, ...) answers as socket(2) does, triple by triple. */
 TEST_F(sat, minus_one_matches_socket_over_triples)
 {
-	static const struct { int family, type, protocol; } t[] = {
-		{ AF_INET, SOCK_STREAM, 0 },
-		{ AF_INET, SOCK_DGRAM, IPPROTO_UDP },
-		{ AF_INET, SOCK_RAW, IPPROTO_ICMP },
-		{ AF_INET, SOCK_DGRAM, IPPROTO_ICMP },		/* EACCES: ping_group_range */
-		{ AF_INET, SOCK_STREAM, IPPROTO_UDP },		/* EPROTONOSUPPORT */
-		{ AF_INET, SOCK_SEQPACKET, 0 },			/* ESOCKTNOSUPPORT */
-		{ AF_INET, SOCK_STREAM, -1 },			/* EINVAL */
-		{ AF_INET, SOCK_STREAM, IPPROTO_MAX },		/* EINVAL */
-		{ AF_INET, -1, 0 },				/* EINVAL */
-		{ AF_INET, SOCK_PACKET + 1, 0 },		/* EINVAL: >= SOCK_MAX */
-		{ AF_INET, SOCK_STREAM | 0x10, 0 },		/* EINVAL: unknown flag */
-		{ AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0 },
-		{ AF_INET6, SOCK_STREAM, 0 },
-		{ AF_INET6, SOCK_DGRAM, IPPROTO_TCP },		/* EPROTONOSUPPORT */
-		{ AF_UNIX, SOCK_STREAM, 0 },
-		{ AF_UNIX, SOCK_DGRAM, 0 },
-		{ AF_UNIX, SOCK_SEQPACKET, 0 },
-		{ AF_UNIX, SOCK_RAW, 0 },			/* becomes SOCK_DGRAM */
-		{ AF_UNIX, SOCK_STREAM, PF_UNIX },
-		{ AF_UNIX, SOCK_STREAM, 2 },			/* EPROTONOSUPPORT */
-		{ AF_UNIX, SOCK_RDM, 0 },			/* ESOCKTNOSUPPORT */
-		{ AF_NETLINK, SOCK_RAW, NETLINK_ROUTE },
-		{ AF_NETLINK, SOCK_DGRAM, NETLINK_ROUTE },
-		{ AF_NETLINK, SOCK_STREAM, NETLINK_ROUTE },	/* ESOCKTNOSUPPORT */
-		{ AF_NETLINK, SOCK_RAW, MAX_LINKS },		/* EPROTONOSUPPORT */
-		{ AF_UNSPEC, SOCK_STREAM, 0 },			/* EAFNOSUPPORT */
-		{ -1, SOCK_STREAM, 0 },				/* EAFNOSUPPORT */
-		{ AF_MAX, SOCK_STREAM, 0 },			/* EAFNOSUPPORT */
-		{ AF_PACKET, SOCK_RAW, 0 },
-	};
+	const struct sat_triple *t = minus_one_triples;
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(t); i++) {
+	for (i = 0; i < ARRAY_SIZE(minus_one_triples); i++) {
 		int s1 = socket(t[i].family, t[i].type, t[i].protocol),
 		    e1 = errno;
 		int s2 = sys_socketat(-1, t[i].family, t[i].type,
@@ -679,6 +647,7 @@ TEST_F(sat, netns_fd_gives_the_targets_cookie)
 	};
 	unsigned int i;
 
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	for (i = 0; i < ARRAY_SIZE(t); i++) {
 		__u64 cookie = cookie_of_new(self->a, t[i].family, t[i].type);
 
@@ -696,11 +665,13 @@ TEST_F(sat, netns_fd_gives_the_targets_cookie)
 /* An rtnetlink socket made in "a" sees a's links, not ours. */
 TEST_F(sat, netlink_socket_talks_to_the_target_netns)
 {
-	int nl = sys_socketat(self->a, AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
-			      NETLINK_ROUTE);
-	int here = nsfd_nl_open(0);
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	int nl, here;
 
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	nl = sys_socketat(self->a, AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
+			  NETLINK_ROUTE);
+	here = nsfd_nl_open(0);
 	ASSERT_GE(nl, 0);
 	ASSERT_GE(here, 0);
 	ASSERT_EQ(bind(nl, (struct sockaddr *)&sa, sizeof(sa)), 0);
@@ -769,6 +740,7 @@ TEST_F(sat, listener_in_target_is_reachable_only_there)
 	int l, c, s;
 	char buf[8] = {};
 
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	ASSERT_EQ(lo_up_in(self->a), 0);
 	l = listener_in(self->a, &port);
 	ASSERT_GE(l, 0) {
@@ -792,17 +764,18 @@ TEST_F(sat, listener_in_target_is_reachable_only_there)
 }
 
 /*
- * The seed's use case: one thread, 127.0.0.1:P bound in two netns at
+ * What socketat is for: one thread, 127.0.0.1:P bound in two netns at
  * once, a client in each, each served and told which netns served it.
  */
 TEST_F(sat, one_thread_serves_same_address_in_two_netns)
 {
-	int b = nsfd_detached_ns(CLONE_NEWNET, "net", "net"),
-	    ns[2], l[2], c[2], i;
 	unsigned short port = 0, port_b;
 	const char *tag[2] = { "A", "B" };
+	int b, ns[2], l[2], c[2], i;
 	__u64 cookie[2];
 
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	b = nsfd_detached_ns(CLONE_NEWNET, "net", "net");
 	ASSERT_GE(b, 0);
 	ns[0] = self->a;
 	ns[1] = b;
@@ -854,9 +827,11 @@ TEST_F(sat, one_thread_serves_same_address_in_two_netns)
 
 TEST_F(sat, sock_cloexec_is_honoured)
 {
-	int s1 = sys_socketat(self->a, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	int s2 = sys_socketat(self->a, AF_INET, SOCK_DGRAM, 0);
+	int s1, s2;
 
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	s1 = sys_socketat(self->a, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	s2 = sys_socketat(self->a, AF_INET, SOCK_DGRAM, 0);
 	ASSERT_GE(s1, 0);
 	ASSERT_GE(s2, 0);
 	EXPECT_EQ(fcntl(s1, F_GETFD), FD_CLOEXEC);
@@ -867,11 +842,13 @@ TEST_F(sat, sock_cloexec_is_honoured)
 
 TEST_F(sat, sock_nonblock_is_honoured)
 {
-	int s1 = sys_socketat(self->a, AF_INET,
-			      SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	int s2 = sys_socketat(self->a, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int s1, s2;
 	char c;
 
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	s1 = sys_socketat(self->a, AF_INET,
+			  SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	s2 = sys_socketat(self->a, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	ASSERT_GE(s1, 0);
 	ASSERT_GE(s2, 0);
 	EXPECT_EQ(fcntl(s1, F_GETFL) & O_NONBLOCK, O_NONBLOCK);
@@ -886,6 +863,7 @@ TEST_F(sat, unknown_type_flag_is_einval)
 {
 	unsigned int i;
 
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	for (i = 0; i < ARRAY_SIZE(unknown_type_bits); i++) {
 		EXPECT_EQ(sys_socketat(self->a, AF_INET,
 				       SOCK_DGRAM | unknown_type_bits[i], 0),
@@ -976,13 +954,16 @@ TEST_F(sat, every_other_namespace_type_is_einval)
 	unsigned int i;
 
 	for (i = 0; i < NSFD_NR_NS; i++) {
-		/* Entries of types configured out are not there at all. */
-		if (nsfd_ns_entries[i].type == CLONE_NEWNET ||
-		    nsfd_have_type[i] == NSFD_NO)
+		const struct nsfd_ns *e = &nsfd_ns_entries[i];
+		int fd;
+
+		if (e->type == CLONE_NEWNET)
 			continue;
-		assert_socketat_einval(_metadata,
-				       nsfd_open_ns(0, nsfd_ns_entries[i].name),
-				       nsfd_ns_entries[i].name);
+		/* Entries of types configured out are not there at all. */
+		fd = nsfd_open_ns(0, e->name);
+		if (fd == -ENOENT && nsfd_ns_have(e->type) != NSFD_YES)
+			continue;
+		assert_socketat_einval(_metadata, fd, e->name);
 	}
 }
 
@@ -992,6 +973,7 @@ TEST_F(sat, pidfd_reaches_the_tasks_netns_until_reaped)
 	struct nsfd_child c;
 	__u64 cookie;
 
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	ASSERT_EQ(nsfd_child_start(&c, nsfd_do_unshare, &flags), 0);
 	pidfd = sys_pidfd_open(c.pid, 0);
 	ASSERT_GE(pidfd, 0);
@@ -1021,8 +1003,10 @@ TEST_F(sat, pidfd_of_reaped_child_is_esrch)
 /* A dead pidfd is ESRCH for anyone: there is no task left to check. */
 TEST_F(sat, pidfd_of_reaped_child_as_unprivileged_user_is_esrch)
 {
-	int pidfd = nsfd_pidfd_of_reaped_child();
+	int pidfd;
 
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	pidfd = nsfd_pidfd_of_reaped_child();
 	ASSERT_GE(pidfd, 0);
 	ASSERT_EQ(nsfd_become_nobody(), 0);
 	EXPECT_EQ(sat_try(pidfd, AF_INET, SOCK_DGRAM, NULL), ESRCH);
@@ -1041,6 +1025,7 @@ TEST_F(sat, pidfd_of_zombie_is_esrch)
 	pid_t root_pid, nobody_pid;
 	int root_z, nobody_z;
 
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	root_z = sat_zombie(NULL, &root_pid);
 	ASSERT_GE(root_z, 0);
 	nobody_z = sat_zombie(&nobody, &nobody_pid);
@@ -1062,8 +1047,10 @@ TEST_F(sat, pidfd_of_zombie_is_esrch)
 TEST_F(sat, pidfd_of_zombie_that_may_not_be_ptraced_is_eperm)
 {
 	pid_t pid;
-	int z = sat_zombie(NULL, &pid);
+	int z;
 
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	z = sat_zombie(NULL, &pid);
 	ASSERT_GE(z, 0);
 	ASSERT_EQ(nsfd_become_nobody(), 0);
 	EXPECT_EQ(sat_try(z, AF_INET, SOCK_DGRAM, NULL), EPERM);
@@ -1084,6 +1071,7 @@ TEST_F(sat, pidfd_of_task_in_other_netns_without_cap_sys_admin_is_eperm)
 	struct sat_holder h;
 	__u64 cookie = 0;
 
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	ASSERT_EQ(sat_hold(&h, &who), 0);
 	ASSERT_EQ(sat_try(h.pidfd, AF_INET, SOCK_DGRAM, &cookie), 0);
 	EXPECT_EQ(cookie, h.cookie);
@@ -1109,6 +1097,7 @@ TEST_F(sat, pidfd_of_same_uid_task_in_root_owned_netns_is_eperm)
 	struct sat_holder h;
 	int fd;
 
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	ASSERT_EQ(sat_hold(&h, &who), 0);
 	ASSERT_EQ(nsfd_become_nobody(), 0);
 	fd = nsfd_open_ns(h.c.pid, "net");
@@ -1133,6 +1122,7 @@ TEST_F(sat, pidfd_of_other_uid_task_in_own_netns_is_eperm)
 	struct sat_holder r, n;
 	__u64 cookie = 0;
 
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	ASSERT_EQ(sat_hold(&r, &root), 0);
 	ASSERT_EQ(sat_hold(&n, &nobody), 0);
 	ASSERT_EQ(r.cookie, self->here_cookie);
@@ -1151,6 +1141,7 @@ TEST_F(sat, pidfd_of_non_dumpable_task_in_own_netns_is_eperm)
 	const struct sat_who undumpable = { .uid = NOBODY_UID, .dumpable = 0 };
 	struct sat_holder h;
 
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	ASSERT_EQ(sat_hold(&h, &undumpable), 0);
 	ASSERT_EQ(h.cookie, self->here_cookie);
 	ASSERT_EQ(nsfd_become_nobody(), 0);
@@ -1166,10 +1157,6 @@ TEST_F(sat, pidfd_of_non_dumpable_task_in_own_netns_is_eperm)
  */
 TEST_F(sat, pidfd_get_net_namespace_fd_is_a_netns_fd)
 {
-#ifndef PIDFD_GET_NET_NAMESPACE
-	SKIP(return,
-	     "PIDFD_GET_NET_NAMESPACE not in this tree's uapi headers");
-#else
 	const struct sat_who who = {
 		.unshare_as_root = CLONE_NEWNET, .dumpable = 1
 	};
@@ -1177,6 +1164,7 @@ TEST_F(sat, pidfd_get_net_namespace_fd_is_a_netns_fd)
 	__u64 cookie = 0;
 	int nsfd;
 
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	ASSERT_EQ(sat_hold(&h, &who), 0);
 	nsfd = ioctl(h.pidfd, PIDFD_GET_NET_NAMESPACE, 0);
 	if (nsfd < 0 && errno == ENOTTY) {
@@ -1198,16 +1186,16 @@ TEST_F(sat, pidfd_get_net_namespace_fd_is_a_netns_fd)
 	EXPECT_EQ(cookie, h.cookie);
 	close(nsfd);
 	sat_unhold(&h);
-#endif
 }
 
 /* SIOCGSKNS on a socket gives an nsfs fd of the socket's netns. */
 TEST_F(sat, siocgskns_fd_is_a_netns_fd)
 {
-	int s = sys_socketat(self->a, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0),
-	    nsfd;
 	__u64 cookie = 0;
+	int s, nsfd;
 
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	s = sys_socketat(self->a, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	ASSERT_GE(s, 0);
 	nsfd = ioctl(s, SIOCGSKNS);
 	ASSERT_GE(nsfd, 0) {
@@ -1252,6 +1240,7 @@ TEST_F(sat, own_netns_needs_no_capability)
  */
 TEST_F(sat, other_netns_with_cap_net_admin_without_cap_sys_admin_is_eperm)
 {
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	ASSERT_EQ(nsfd_drop_caps(NSFD_CAP(CAP_SYS_ADMIN)), 0);
 	ASSERT_NE(nsfd_get_caps() & NSFD_CAP(CAP_NET_ADMIN), 0ULL);
 	EXPECT_EQ(sat_try(self->a, AF_INET, SOCK_DGRAM, NULL), EPERM);
@@ -1265,6 +1254,7 @@ TEST_F(sat, other_netns_with_cap_sys_admin_without_cap_net_admin_succeeds)
 {
 	__u64 cookie = 0;
 
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	ASSERT_EQ(nsfd_drop_caps(NSFD_CAP(CAP_NET_ADMIN)), 0);
 	ASSERT_NE(nsfd_get_caps() & NSFD_CAP(CAP_SYS_ADMIN), 0ULL);
 	EXPECT_EQ(sat_try(self->a, AF_INET, SOCK_DGRAM, &cookie), 0);
@@ -1278,6 +1268,7 @@ TEST_F(sat, uid_with_only_cap_net_admin_is_eperm)
 {
 	__u64 cookie = 0;
 
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	ASSERT_EQ(sat_become_with_caps(NOBODY_UID, NSFD_CAP(CAP_NET_ADMIN)), 0);
 	ASSERT_EQ(nsfd_get_caps(), NSFD_CAP(CAP_NET_ADMIN));
 	EXPECT_EQ(sat_try(self->a, AF_INET, SOCK_DGRAM, NULL), EPERM);
@@ -1288,6 +1279,7 @@ TEST_F(sat, uid_with_only_cap_net_admin_is_eperm)
 
 TEST_F(sat, unprivileged_uid_holding_root_netns_fd_is_eperm)
 {
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	ASSERT_EQ(nsfd_become_nobody(), 0);
 	ASSERT_EQ(sys_socketat(self->a, AF_INET, SOCK_DGRAM, 0), -1);
 	ASSERT_EQ(errno, EPERM);
@@ -1300,6 +1292,7 @@ TEST_F(sat, raw_socket_without_cap_net_raw_is_eperm)
 {
 	int s;
 
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	ASSERT_EQ(nsfd_drop_caps(NSFD_CAP(CAP_NET_RAW)), 0);
 	s = sys_socketat(self->a, AF_INET, SOCK_DGRAM, 0);
 	ASSERT_GE(s, 0);
@@ -1318,12 +1311,15 @@ TEST_F(sat, raw_socket_without_cap_net_raw_is_eperm)
  */
 TEST_F(sat, errors_come_in_the_documented_order)
 {
-	int uts = nsfd_open_ns(0, "uts"), closed = nsfd_open_ns(0, "net");
-	int opath = open("/proc/self/ns/uts", O_PATH | O_CLOEXEC);
-	int dead = nsfd_pidfd_of_reaped_child();
+	int uts, closed, opath, dead, zombie;
 	pid_t zpid;
-	int zombie = sat_zombie(NULL, &zpid);
 
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	uts = nsfd_open_ns(0, "uts");
+	closed = nsfd_open_ns(0, "net");
+	opath = open("/proc/self/ns/uts", O_PATH | O_CLOEXEC);
+	dead = nsfd_pidfd_of_reaped_child();
+	zombie = sat_zombie(NULL, &zpid);
 	ASSERT_GE(uts, 0);
 	ASSERT_GE(closed, 0);
 	ASSERT_GE(opath, 0);
@@ -1362,7 +1358,8 @@ TEST_F(sat, unprivileged_user_ns_owner_reaches_its_other_netns)
 	__u64 cookie;
 	int first, s, err;
 
-	NSFD_REQUIRE_USERNS(true);
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_why_no_userns(true));
 	ASSERT_EQ(nsfd_become_nobody(), 0);
 	err = nsfd_unshare_userns(CLONE_NEWNET);
 	ASSERT_EQ(err, 0) {
@@ -1411,7 +1408,8 @@ TEST_F(sat, userns_owner_outside_is_eperm_until_it_joins)
 	__u64 cookie = 0;
 	int userns, s;
 
-	NSFD_REQUIRE_USERNS(true);
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_why_no_userns(true));
 	ASSERT_EQ(sat_hold(&h, &who), 0);
 	userns = nsfd_open_ns(h.c.pid, "user");
 	ASSERT_GE(userns, 0);
@@ -1455,9 +1453,10 @@ TEST_F(sat, other_uid_outside_the_userns_is_eperm)
 	};
 	struct sat_holder h;
 
-	NSFD_REQUIRE_USERNS(true);
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_why_no_userns(true));
 	ASSERT_EQ(sat_hold(&h, &who), 0);
-	ASSERT_EQ(sat_become(SAT_OTHER_UID), 0);
+	ASSERT_EQ(nsfd_become(SAT_OTHER_UID, SAT_OTHER_UID), 0);
 	EXPECT_EQ(sat_try(h.netns, AF_INET, SOCK_DGRAM, NULL), EPERM);
 	EXPECT_EQ(sat_try(h.pidfd, AF_INET, SOCK_DGRAM, NULL), EPERM);
 	SAT_EXPECT_BOTH(h.netns, h.cookie, EPERM);
@@ -1695,7 +1694,8 @@ TEST_F(sat, permission_matrix_socketat_and_setns_agree)
 	unsigned int i, c, bad = 0;
 	int owned_userns;
 
-	NSFD_REQUIRE_USERNS(true);
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
+	NSFD_SKIP_IF(return, nsfd_why_no_userns(true));
 	/* The table itself: socketat is setns but in the caller's own netns. */
 	for (i = 0; i < ARRAY_SIZE(sat_profiles); i++) {
 		const struct sat_profile *p = &sat_profiles[i];
@@ -1783,6 +1783,7 @@ TEST_F(sat, socket_keeps_its_netns_alive)
 	struct nsfd_child c;
 	struct ifreq ifr = {};
 
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	nl = nsfd_nl_open(0);
 	ASSERT_GE(nl, 0);
 	mon = nsfd_nl_open(RTMGRP_LINK);
@@ -2159,6 +2160,7 @@ TEST_F_TIMEOUT(sat, sweep_every_call_matches_socket_in_the_target, 180)
 	pid_t zpid = 0;
 	int fd, pipefd[2];
 
+	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	memset(x, 0, sizeof(*x));
 	ASSERT_EQ(sat_hold(&b, &in_b), 0);
 	x->netns[T_HERE] = self->here;
@@ -2273,8 +2275,8 @@ TEST_F_TIMEOUT(sat, sweep_every_call_matches_socket_in_the_target, 180)
 		if (wrong && mismatches++ < 10)
 			TH_LOG("call %u: socketat(%d [%s], %d, 0x%x, %d): %s, want %s: %s",
 			       calls, n.fd, sweep_class_name[class], t.family,
-			       t.type, t.protocol, sat_errname(e),
-			       sat_errname(a ? a->err : n.err), wrong);
+			       t.type, t.protocol, nsfd_errname(e),
+			       nsfd_errname(a ? a->err : n.err), wrong);
 	}
 
 	ksft_print_msg("sweep: %u calls, seed 0x%x, %.1f s, %u setns dances for the answers\n",
@@ -2286,7 +2288,8 @@ TEST_F_TIMEOUT(sat, sweep_every_call_matches_socket_in_the_target, 180)
 		if (errs[i])
 			len += snprintf(line + len, sizeof(line) - len,
 					"%s%s %u", len ? ", " : "",
-					i ? sat_errname(i) : "socket", errs[i]);
+					i ? nsfd_errname(i) : "socket",
+					errs[i]);
 	ksft_print_msg("sweep: errno table: %s\n", line);
 	len = 0;
 	for (i = 0; i < NR_CLASSES; i++)

@@ -21,4 +21,8 @@
 	_metadata->trigger = 0; \
 	longjmp(_metadata->env, 1); \
 } while (0)
+/* Before 6.9 there is no teardown in the parent: the child's it is. */
+#ifndef FIXTURE_TEARDOWN_PARENT
+#define FIXTURE_TEARDOWN_PARENT(fixture_name) FIXTURE_TEARDOWN(fixture_name)
+#endif
 #endif
