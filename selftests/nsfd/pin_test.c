@@ -508,12 +508,18 @@ TEST_F(pin, bind_mount_keeps_namespace_after_fd_closed)
 }
 
 /*
- * Freed, for the types whose free is synchronous (uts, time, cgroup, mnt:
- * free_*_ns() runs in the last put): each namespace counts against its
- * owner's /proc/sys/user/max_<type>_namespaces until it is freed. In a
- * user ns of our own with the limit at what exists plus one, the pinned
- * namespace makes the next unshare ENOSPC until the pin goes.
+ * Freed: each namespace counts against its owner's
+ * /proc/sys/user/max_<type>_namespaces until it is freed. In a user ns of
+ * our own with the limit at what exists plus one, the pinned namespace
+ * makes the next unshare ENOSPC until the pin goes. The unshare runs in a
+ * child, so that it changes nothing here (a user namespace would move us
+ * into it). uts, time, cgroup and mnt are freed by their last put; ipc
+ * and user from a work item, pid from an RCU callback: for those the
+ * check polls, for up to UCOUNT_FREE_WAIT_MS (settings gives each binary
+ * 240 s).
  */
+#define UCOUNT_FREE_WAIT_MS	10000
+
 FIXTURE(ucount) {
 	struct nsfd_child child;
 };
@@ -521,6 +527,7 @@ FIXTURE(ucount) {
 FIXTURE_VARIANT(ucount) {
 	const struct nsfd_ns *ns;	/* user.max_<real_name>_namespaces */
 	const char *limit;		/* ours counts too for mnt */
+	bool async;			/* freed after the last put */
 };
 
 FIXTURE_VARIANT_ADD(ucount, uts) {
@@ -539,6 +546,42 @@ FIXTURE_VARIANT_ADD(ucount, mnt) {
 	.ns = &nsfd_ns_entries[NSFD_NS_mnt], .limit = "2",
 };
 
+FIXTURE_VARIANT_ADD(ucount, ipc) {
+	.ns = &nsfd_ns_entries[NSFD_NS_ipc], .limit = "1", .async = true,
+};
+
+FIXTURE_VARIANT_ADD(ucount, pid) {
+	.ns = &nsfd_ns_entries[NSFD_NS_pid_for_children], .limit = "1",
+	.async = true,
+};
+
+FIXTURE_VARIANT_ADD(ucount, user) {
+	.ns = &nsfd_ns_entries[NSFD_NS_user], .limit = "1", .async = true,
+};
+
+/*
+ * The child: unshare the type; for pid also fork the new namespace's
+ * init, without which pid_for_children cannot be opened.
+ */
+static int ucount_child(void *arg)
+{
+	const struct nsfd_ns *ns = arg;
+	pid_t pid;
+
+	if (unshare(ns->type))
+		return -errno;
+	if (ns->type != CLONE_NEWPID)
+		return 0;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		nsfd_child_wait_release();
+		_exit(0);
+	}
+	return 0;
+}
+
 FIXTURE_SETUP(ucount)
 {
 	char path[64];
@@ -556,8 +599,8 @@ FIXTURE_SETUP(ucount)
 	ASSERT_EQ(err, 0) {
 		TH_LOG("%s: %s", path, strerror(-err));
 	}
-	ASSERT_EQ(nsfd_child_start(&self->child, nsfd_do_unshare,
-				   (void *)&variant->ns->type), 0);
+	ASSERT_EQ(nsfd_child_start(&self->child, ucount_child,
+				   (void *)variant->ns), 0);
 }
 
 FIXTURE_TEARDOWN(ucount)
@@ -566,10 +609,37 @@ FIXTURE_TEARDOWN(ucount)
 		nsfd_child_finish(&self->child);
 }
 
+/* What unshare() of @type says in a child: 0 or the errno. */
+static int ucount_unshare(int type)
+{
+	return nsfd_in_child(nsfd_probe_unshare, &type);
+}
+
 static void assert_still_counted(struct __test_metadata *_metadata, int type)
 {
-	ASSERT_EQ(unshare(type), -1);
-	ASSERT_EQ(errno, ENOSPC);
+	ASSERT_EQ(ucount_unshare(type), ENOSPC);
+}
+
+/* The pinned namespace is freed: a new one fits under the limit again. */
+static void assert_freed(struct __test_metadata *_metadata,
+			 const struct nsfd_ns *ns, bool async)
+{
+	struct timespec start, now;
+	long ms = 0;
+	int err;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while ((err = ucount_unshare(ns->type)) == ENOSPC && async &&
+	       ms < UCOUNT_FREE_WAIT_MS) {
+		usleep(20000);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		ms = (now.tv_sec - start.tv_sec) * 1000 +
+		     (now.tv_nsec - start.tv_nsec) / 1000000;
+	}
+	ASSERT_EQ(err, 0) {
+		TH_LOG("%s still counted %ld ms after its last pin went: %s",
+		       ns->name, ms, strerror(err));
+	}
 }
 
 TEST_F(ucount, fd_pin_is_freed_when_closed)
@@ -580,9 +650,7 @@ TEST_F(ucount, fd_pin_is_freed_when_closed)
 	ASSERT_EQ(nsfd_child_finish(&self->child), 0);
 	assert_still_counted(_metadata, variant->ns->type);
 	ASSERT_EQ(close(fd), 0);
-	ASSERT_EQ(unshare(variant->ns->type), 0) {
-		TH_LOG("unshare after close: %s", strerror(errno));
-	}
+	assert_freed(_metadata, variant->ns, variant->async);
 }
 
 TEST_F(ucount, bind_mount_pin_is_freed_when_unmounted)
@@ -592,9 +660,25 @@ TEST_F(ucount, bind_mount_pin_is_freed_when_unmounted)
 	ASSERT_EQ(nsfd_child_finish(&self->child), 0);
 	assert_still_counted(_metadata, variant->ns->type);
 	ASSERT_EQ(umount(PIN_FILE), 0);
-	ASSERT_EQ(unshare(variant->ns->type), 0) {
-		TH_LOG("unshare after umount: %s", strerror(errno));
-	}
+	assert_freed(_metadata, variant->ns, variant->async);
+}
+
+/* A namespace fd from PIDFD_GET_*_NAMESPACE pins it until it is closed. */
+TEST_F(ucount, pidfd_ns_fd_pin_is_freed_when_closed)
+{
+	int pidfd = sys_pidfd_open(self->child.pid, 0), fd;
+
+	ASSERT_GE(pidfd, 0);
+	fd = ioctl(pidfd, variant->ns->pidfd_get, 0);
+	if (fd < 0 && errno == ENOTTY)
+		SKIP(return,
+		     "PIDFD_GET_*_NAMESPACE: ENOTTY (kernel before 6.11)");
+	close(pidfd);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(nsfd_child_finish(&self->child), 0);
+	assert_still_counted(_metadata, variant->ns->type);
+	ASSERT_EQ(close(fd), 0);
+	assert_freed(_metadata, variant->ns, variant->async);
 }
 
 /* fs/namespace.c mnt_ns_loop(): a mnt ns file may not be bound into itself. */
