@@ -310,7 +310,8 @@ static void commit_nsset_switches_only_that_namespace(struct kunit *test)
 /*
  * A user namespace lives in the cred, not in the nsproxy: its install
  * moves the nsset's cred into it with every capability there, and the
- * commit makes that cred the task's; the task's namespaces stay.
+ * commit makes that cred the task's; the task's namespaces stay (in the
+ * nsset's copy of its nsproxy).
  */
 static void commit_nsset_of_a_userns_switches_only_the_cred(struct kunit *test)
 {
@@ -330,6 +331,11 @@ static void commit_nsset_of_a_userns_switches_only_the_cred(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, create_user_ns(cred), 0);
 	child = cred->user_ns;
 
+	/* The commit installs the nsset's copy of @nsp: keep @nsp to compare. */
+	get_nsproxy(nsp);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, nsproxy_put_action,
+						  nsp));
 	nsproxy_prepare_nsset(test, CLONE_NEWUSER, nsset);
 	KUNIT_ASSERT_EQ(test, validate_ns(nsset, &child->ns), 0);
 	KUNIT_EXPECT_PTR_EQ(test, nsset->cred->user_ns, child);
@@ -339,7 +345,7 @@ static void commit_nsset_of_a_userns_switches_only_the_cred(struct kunit *test)
 
 	commit_nsset(nsset);
 	KUNIT_EXPECT_PTR_EQ(test, current_user_ns(), child);
-	KUNIT_EXPECT_PTR_EQ(test, current->nsproxy, nsp);
+	expect_only_type_differs_from(test, current->nsproxy, nsp, 0);
 }
 
 /* setns(2) with a pidfd and no flags, or unknown flags, is EINVAL. */
