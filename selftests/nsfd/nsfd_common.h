@@ -569,6 +569,7 @@ static inline int nsfd_child_start(struct nsfd_child *c, int (*fn)(void *),
 				   void *arg)
 {
 	int ready[2], release[2], ret = -EPROTO;
+	pid_t pid;
 
 	c->pid = 0;
 	c->release = -1;
@@ -580,8 +581,12 @@ static inline int nsfd_child_start(struct nsfd_child *c, int (*fn)(void *),
 		close(ready[1]);
 		return ret;
 	}
-	c->pid = fork();
-	if (c->pid < 0) {
+	/*
+	 * Only the parent writes @c: it may sit in memory the child shares
+	 * (a FIXTURE_TEARDOWN_PARENT fixture's data is MAP_SHARED).
+	 */
+	pid = fork();
+	if (pid < 0) {
 		ret = -errno;
 		close(ready[0]);
 		close(ready[1]);
@@ -589,7 +594,7 @@ static inline int nsfd_child_start(struct nsfd_child *c, int (*fn)(void *),
 		close(release[1]);
 		return ret;
 	}
-	if (c->pid == 0) {
+	if (pid == 0) {
 		close(ready[0]);
 		close(release[1]);
 		nsfd_child_release_fd = release[0];
@@ -603,6 +608,7 @@ static inline int nsfd_child_start(struct nsfd_child *c, int (*fn)(void *),
 	}
 	close(ready[1]);
 	close(release[0]);
+	c->pid = pid;
 	c->release = release[1];
 	if (read(ready[0], &ret, sizeof(ret)) != sizeof(ret))
 		ret = -EPROTO;
