@@ -565,6 +565,24 @@ static inline void nsfd_child_wait_release(void)
 		;
 }
 
+/*
+ * In a child of nsfd_child_start(), after unshare(CLONE_NEWPID): fork the
+ * new pid namespace's init (pid_for_children has no link, and no fd, until
+ * it exists), which exits on the child's release. 0 or -errno.
+ */
+static inline int nsfd_fork_pidns_init(void)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		nsfd_child_wait_release();
+		_exit(0);
+	}
+	return 0;
+}
+
 static inline int nsfd_child_start(struct nsfd_child *c, int (*fn)(void *),
 				   void *arg)
 {

@@ -190,18 +190,9 @@ static int mark_user(void)
 /* The new pid ns's init (a grandchild) exits on release, before the child. */
 static int mark_pid(void)
 {
-	pid_t pid;
-
 	if (unshare(CLONE_NEWPID))
 		return -errno;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		nsfd_child_wait_release();
-		_exit(0);
-	}
-	return 0;
+	return nsfd_fork_pidns_init();
 }
 
 /* A cgroup ns rooted at pin_cg_dir, which the child moved into. */
@@ -566,20 +557,10 @@ FIXTURE_VARIANT_ADD(ucount, user) {
 static int ucount_child(void *arg)
 {
 	const struct nsfd_ns *ns = arg;
-	pid_t pid;
 
 	if (unshare(ns->type))
 		return -errno;
-	if (ns->type != CLONE_NEWPID)
-		return 0;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		nsfd_child_wait_release();
-		_exit(0);
-	}
-	return 0;
+	return ns->type == CLONE_NEWPID ? nsfd_fork_pidns_init() : 0;
 }
 
 FIXTURE_SETUP(ucount)

@@ -283,24 +283,13 @@ TEST_F(ns, joins_with_cap_sys_admin_alone)
 static int unshare_in_owned_userns(void *arg)
 {
 	int type = *(int *)arg, err;
-	pid_t pid;
 
 	err = nsfd_unshare_userns(0);
 	if (err)
 		return err;
 	if (unshare(type))
 		return -errno;
-	if (type != CLONE_NEWPID)
-		return 0;
-	/* pid_for_children has a link once the new pid ns has its init. */
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		nsfd_child_wait_release();
-		_exit(0);
-	}
-	return 0;
+	return type == CLONE_NEWPID ? nsfd_fork_pidns_init() : 0;
 }
 
 /*

@@ -162,6 +162,23 @@ static void nsfs_open_related_ns_opens_the_namespace(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, refcount_read(&uts->ns.count), base);
 }
 
+/*
+ * The file an ioctl opened as @fd, now ours alone: the fd is closed, the
+ * file put by a KUnit action.
+ */
+static struct file *nsfs_kunit_file_of_fd(struct kunit *test, long fd)
+{
+	struct file *file;
+
+	KUNIT_ASSERT_GE(test, fd, 0);
+	file = fget(fd);
+	close_fd(fd);
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, nsfs_kunit_fput, file));
+	return file;
+}
+
 /* The nsfs ioctls on an open namespace file. */
 static void nsfs_ioctls_answer_for_uts(struct kunit *test)
 {
@@ -196,13 +213,7 @@ static void nsfs_ioctls_answer_for_uts(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, fd, (long)-EPERM);
 		return;
 	}
-	KUNIT_ASSERT_GE(test, fd, 0);
-	owner = fget(fd);
-	close_fd(fd);
-	KUNIT_ASSERT_NOT_NULL(test, owner);
-	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, nsfs_kunit_fput,
-						  owner));
+	owner = nsfs_kunit_file_of_fd(test, fd);
 	KUNIT_EXPECT_TRUE(test, proc_ns_file(owner));
 	KUNIT_EXPECT_PTR_EQ(test, get_proc_ns(file_inode(owner)),
 			    &init_user_ns.ns);
@@ -235,13 +246,7 @@ static void nsfs_get_userns_opens_a_child_owner(struct kunit *test)
 	long fd;
 
 	fd = file->f_op->unlocked_ioctl(file, NS_GET_USERNS, 0);
-	KUNIT_ASSERT_GE(test, fd, 0);
-	owner = fget(fd);
-	close_fd(fd);
-	KUNIT_ASSERT_NOT_NULL(test, owner);
-	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, nsfs_kunit_fput,
-						  owner));
+	owner = nsfs_kunit_file_of_fd(test, fd);
 	KUNIT_EXPECT_PTR_EQ(test, get_proc_ns(file_inode(owner)), &child->ns);
 	KUNIT_EXPECT_EQ(test, refcount_read(&child->ns.count), base + 1);
 }
