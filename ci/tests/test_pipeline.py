@@ -678,6 +678,17 @@ class SeriesWiring(unittest.TestCase):
                          'TARGETS += pidfd\n\nTARGETS += zz\n')
         self.assertEqual(self.w.target(out, 'nsfd'), out)
 
+    PATCH = ('From abc Mon Sep 17 00:00:00 2001\nFrom: A <a@x>\nSubject: [PATCH net-next 1/7] x\n'
+             'To: netdev@vger.kernel.org\n\nbody\n\nmore\n')
+
+    def test_cc_is_one_header_at_the_end_of_the_mail_headers(self):
+        out = self.w.cc(self.PATCH, ['b@x', 'c@x'])
+        self.assertEqual(out, self.PATCH.replace(
+            'netdev@vger.kernel.org\n\n', 'netdev@vger.kernel.org\nCc: b@x,\n    c@x\n\n', 1))
+
+    def test_no_cc_leaves_the_patch_alone(self):
+        self.assertEqual(self.w.cc(self.PATCH, []), self.PATCH)
+
 
 class MutantConfig(unittest.TestCase):
     """A mutant may name the matrix config it runs in (ci/mutants/README)."""
