@@ -179,18 +179,25 @@ static struct file *nsfs_kunit_file_of_fd(struct kunit *test, long fd)
 	return file;
 }
 
+/* An open file of @ns, closed by a KUnit action. */
+static struct file *nsfs_kunit_open(struct kunit *test, struct ns_common *ns)
+{
+	struct file *file = dentry_open(nsfs_kunit_path(test, ns), O_RDONLY,
+					current_cred());
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, file);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, nsfs_kunit_fput, file));
+	return file;
+}
+
 /* The nsfs ioctls on an open namespace file. */
 static void nsfs_ioctls_answer_for_uts(struct kunit *test)
 {
 	struct uts_namespace *uts = nsfs_kunit_private_uts(test);
-	struct path *path = nsfs_kunit_path(test, &uts->ns);
-	struct file *file, *owner;
+	struct file *file = nsfs_kunit_open(test, &uts->ns), *owner;
 	long fd;
 
-	file = dentry_open(path, O_RDONLY, current_cred());
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, file);
-	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, nsfs_kunit_fput, file));
 	KUNIT_EXPECT_TRUE(test, proc_ns_file(file));
 
 	KUNIT_EXPECT_EQ(test,
@@ -217,18 +224,6 @@ static void nsfs_ioctls_answer_for_uts(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, proc_ns_file(owner));
 	KUNIT_EXPECT_PTR_EQ(test, get_proc_ns(file_inode(owner)),
 			    &init_user_ns.ns);
-}
-
-/* An open file of @ns, closed by a KUnit action. */
-static struct file *nsfs_kunit_open(struct kunit *test, struct ns_common *ns)
-{
-	struct file *file = dentry_open(nsfs_kunit_path(test, ns), O_RDONLY,
-					current_cred());
-
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, file);
-	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, nsfs_kunit_fput, file));
-	return file;
 }
 
 /*
