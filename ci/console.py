@@ -22,6 +22,8 @@ found: the scan starts again at every printk timestamp inside a line.
 import re
 import sys
 
+from ktap import PRINTK_PREFIX
+
 # (kind, pattern), first match wins: the specific before the generic
 # ("BUG: KASAN:" is kasan, "watchdog: BUG: soft lockup" a soft lockup,
 # "WARNING: possible circular locking" lockdep).
@@ -81,8 +83,8 @@ IGNORE = re.compile(r'WARNING: workqueue cpumask: online intersect > possible in
                     r'INFO: lockdep is turned off|ODEBUG: selftest passed|'
                     r'^---\[ end ')  # a trailer repeats its report's title
 
-PRINTK = re.compile(r'^(?:<\d+>)?\[\s*\d+\.\d+\](?:\[\s*[CT]\d+\])? ?')
-EMBEDDED = re.compile(r'(?:<\d+>)?\[\s*\d+\.\d+\](?:\[\s*[CT]\d+\])? ')
+PRINTK = re.compile(r'^' + PRINTK_PREFIX + ' ?')
+EMBEDDED = re.compile(PRINTK_PREFIX + ' ')
 GUEST = re.compile(r'^ktap \d+\.\d+ \| ')
 KTAP = re.compile(r'^\s*(#|(not )?ok \d+\b|(K?TAP) version \d+|1\.\.\d+)')
 

@@ -25,13 +25,17 @@ failure reasons and no durations, which is what results.json needs.
 
 import re
 
-PRINTK = re.compile(r'^\[\s*(\d+\.\d+)\] ?(.*)$')
+# A printk line's prefix: an optional <level> (a console that prints it),
+# the timestamp, and a caller id ([T1], [C0]: CONFIG_PRINTK_CALLER). The one
+# definition: ci/console.py uses it too.
+PRINTK_PREFIX = r'(?:<\d+>)?\[\s*(\d+\.\d+)\](?:\[\s*[CT]\d+\])?'
+PRINTK = re.compile(r'^' + PRINTK_PREFIX + r' ?(.*)$')
 GUEST = re.compile(r'^ktap (\d+\.\d+) \| ?(.*)$')
 VERSION = re.compile(r'^(KTAP|TAP) version \d+\s*$')
 PLAN = re.compile(r'^1\.\.(\d+)')
 RESULT = re.compile(r'^(ok|not ok)\s+(\d+)\s*(?:-\s*)?([^#]*?)\s*(?:#\s*(.*))?$')
 SUBTEST = re.compile(r'^#\s*Subtest:\s*(.*)$')
-EMBEDDED_PRINTK = re.compile(r'\[\s*\d+\.\d+\] ')
+EMBEDDED_PRINTK = re.compile(PRINTK_PREFIX + ' ')
 DIRECTIVE = re.compile(r'^(SKIP|TODO|XFAIL|TIMEOUT)\b\s*(.*)$', re.I)
 
 

@@ -103,6 +103,16 @@ class KunitKtap(unittest.TestCase):
         self.assertIn(('nsproxy_setns', 'install_switches_only_that_namespace.mnt'),
                       by_name(res))
 
+    def test_caller_ids_and_levels_are_printk_prefixes_too(self):
+        # CONFIG_PRINTK_CALLER adds [T1]/[C0]; a console may show <6>. The
+        # report scan (console.py) and the KTAP extraction agree on both.
+        text = fixture('kunit-nested.log')
+        tagged = re.sub(r'^(\[\s*\d+\.\d+\])', r'<6>\1[    T1]', text, flags=re.M)
+        self.assertNotEqual(tagged, text)
+        self.assertEqual(ktap.extract(tagged, 'kunit'), self.lines)
+        line = '<4>[    3.5][    T1] refcount_t: underflow; use-after-free.'
+        self.assertEqual(console.findings(line)[0][1], 'refcount')
+
     def test_skip_keeps_its_reason(self):
         self.assertEqual(self.res[('ns_ops', 'needs_socketat')]['reason'],
                          'socketat not implemented (ENOSYS)')
