@@ -415,6 +415,15 @@ static void on_sigchld(int sig)
 	(void)sig;
 }
 
+/* Sleep @s seconds in full: a signal (SIGCHLD) would cut sleep() short. */
+static void sleep_fully(unsigned int s)
+{
+	struct timespec left = { .tv_sec = s };
+
+	while (nanosleep(&left, &left) && errno == EINTR)
+		;
+}
+
 static void kmemleak_scan(void)
 {
 	const char *ctl = "/sys/kernel/debug/kmemleak";
@@ -425,7 +434,7 @@ static void kmemleak_scan(void)
 	if (fd < 0)
 		return;
 	/* Objects younger than 5 s are never reported: let the last ones age. */
-	sleep(6);
+	sleep_fully(6);
 	for (int i = 0; i < 2; i++)
 		if (write(fd, "scan", 4) < 0)
 			say("nsfd-init: kmemleak scan failed");
