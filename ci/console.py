@@ -76,6 +76,8 @@ KINDS = [
                         r'\bstack segment: |\bdivide error: |\binvalid opcode: |'
                         r'Internal error: ')),
     ('panic', re.compile(r'Kernel panic - not syncing')),
+    # The console lost messages: any of them could have been a report.
+    ('printk-dropped', re.compile(r'\*\* \d+ printk messages dropped \*\*')),
 ]
 
 # Lines that look like a kind but are not reports (syzkaller ignores these).

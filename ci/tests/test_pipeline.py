@@ -205,6 +205,7 @@ class ConsoleScan(unittest.TestCase):
         'odebug.log': {'debug-objects', 'warning'},
         'page-alloc.log': {'page-alloc'},
         'panic.log': {'panic'},
+        'printk-dropped.log': {'printk-dropped'},
         'rcu-stall-detected.log': {'rcu-stall'},
         'rcu-stall-sched.log': {'rcu-stall'},
         'refcount.log': {'refcount', 'warning'},
