@@ -9,7 +9,8 @@ usage:
       OUTDIR/console-*.log, OUTDIR/kselftest-channel.log (the guest's KTAP
       channel) and OUTDIR/kunit-skipped.tsv ("suite<TAB>reason": KUnit
       suites that did not compile on the tree, reported SKIP); writes
-      kunit.ktap, kselftest.ktap, results.json, junit.xml, timings.json;
+      kunit.ktap, kselftest.ktap, results.json, junit.xml, timings.json,
+      kcidb.json (KCIDB v5.3, ci/kcidb.py);
       prints one line per failure, one per stage that did not build, and
       the summary line.
       --patched: the tree is ours (no --kernel-src), so everything must run:
@@ -37,6 +38,7 @@ import xml.etree.ElementTree as ET
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import console  # noqa: E402
 import identity  # noqa: E402
+import kcidb  # noqa: E402
 import ktap  # noqa: E402
 
 EXIT_PASS, EXIT_FAIL, EXIT_ENV, EXIT_BUILD = 0, 1, 2, 125
@@ -498,6 +500,7 @@ def cmd_variant(a):
     junit(tests, os.path.join(a.outdir, 'junit.xml'), 'nsfd ' + a.variant,
           [('nsfd.' + k, str(v)) for k, v in sorted(j.items()) if k != 'initramfs'] +
           [('nsfd.initramfs.' + k, v) for k, v in sorted(j['initramfs'].items())])
+    kcidb.write(a.outdir)
     for name in ('kunit.ktap', 'kselftest.ktap'):
         stamp_ktap(os.path.join(a.outdir, name), j)
     for t in tests:

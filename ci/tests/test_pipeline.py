@@ -394,7 +394,7 @@ class VariantReport(unittest.TestCase):
                                     'console-kselftest.log': 'guest-pass.log'})
         self.assertEqual(out.returncode, 1, out.stdout + out.stderr)
         for name in ('kunit.ktap', 'kselftest.ktap', 'results.json', 'junit.xml',
-                     'timings.json'):
+                     'timings.json', 'kcidb.json'):
             self.assertTrue(os.path.exists(os.path.join(tmp, name)), name)
         with open(os.path.join(tmp, 'results.json')) as f:
             doc = json.load(f)
