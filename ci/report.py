@@ -421,23 +421,34 @@ def counts(tests):
     return c
 
 
+# Characters XML 1.0 cannot carry, even escaped: a console's ESC or NUL in
+# a reason would make junit.xml unreadable to every CI that parses it.
+NOT_XML = re.compile('[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]')
+
+
+def xml_text(s):
+    """s with each character XML 1.0 cannot carry written as \\xNN."""
+    return NOT_XML.sub(lambda m: '\\x%02x' % ord(m.group()), s)
+
+
 def junit(tests, path, name, props=None):
-    root = ET.Element('testsuites', name=name)
+    """junit.xml of tests: a testsuite per (source, suite)."""
+    root = ET.Element('testsuites', name=xml_text(name))
     suites = {}
     for t in tests:
         key = (t['source'], t['suite'])
         if key not in suites:
-            suites[key] = ET.SubElement(root, 'testsuite', name='%s.%s' % key)
+            suites[key] = ET.SubElement(root, 'testsuite', name=xml_text('%s.%s' % key))
             if props:
                 pe = ET.SubElement(suites[key], 'properties')
                 for k, v in props:
-                    ET.SubElement(pe, 'property', name=k, value=v)
-        case = ET.SubElement(suites[key], 'testcase', classname='%s.%s' % key,
-                             name=t['name'], time='%.6f' % (t['duration'] or 0))
+                    ET.SubElement(pe, 'property', name=xml_text(k), value=xml_text(v))
+        case = ET.SubElement(suites[key], 'testcase', classname=xml_text('%s.%s' % key),
+                             name=xml_text(t['name']), time='%.6f' % (t['duration'] or 0))
         if t['status'] == 'fail':
-            ET.SubElement(case, 'failure', message=t['reason'] or 'failed')
+            ET.SubElement(case, 'failure', message=xml_text(t['reason'] or 'failed'))
         elif t['status'] in ('skip', 'todo'):
-            ET.SubElement(case, 'skipped', message=t['reason'] or t['status'])
+            ET.SubElement(case, 'skipped', message=xml_text(t['reason'] or t['status']))
     for key, el in suites.items():
         cases = [t for t in tests if (t['source'], t['suite']) == key]
         el.set('tests', str(len(cases)))

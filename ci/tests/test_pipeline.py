@@ -409,6 +409,19 @@ class VariantReport(unittest.TestCase):
         with open(os.path.join(tmp, 'timings.json')) as f:
             self.assertEqual(json.load(f)['kernel'], 1.5)
 
+    def test_junit_stays_xml_when_a_reason_holds_control_characters(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        path = os.path.join(tmp, 'junit.xml')
+        reason = 'oops:\x1b[31m RIP\x00 \x7f end'
+        report.junit([{'source': 'console', 'suite': 'console-kunit.log\x01',
+                       'name': 'oops:12', 'status': 'fail', 'duration': None,
+                       'reason': reason}], path, 'nsfd x86_64', [('nsfd.banner', 'a\x1bb')])
+        root = ET.parse(path).getroot()
+        self.assertEqual(root.find('.//failure').get('message'),
+                         'oops:\\x1b[31m RIP\\x00 \x7f end')
+        self.assertEqual(root.find('.//property').get('value'), 'a\\x1bb')
+
     def test_kernel_report_in_console_fails_a_passing_run(self):
         tmp, out = self.run_report([('kunit', 'ok')], {'console-kunit.log': 'kunit-nested.log',
                                                       'console-extra.log': 'reports.log'})
