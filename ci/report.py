@@ -174,6 +174,16 @@ def merged_ktap(streams):
 VERSION_OR_PLAN = re.compile(r'^(?:(?:KTAP|TAP) version \d+|1\.\.\d+)\s*$')
 
 
+INIT_DONE = 'nsfd-init: done'
+
+
+def console_reached_the_end(outdir, suffix):
+    """Whether a guest's console holds init's last line (after the
+    kmemleak scan, before the reboot)."""
+    text = read(os.path.join(outdir, 'console-kselftest%s.log' % suffix)) or ''
+    return any(ln.rstrip('\r') == INIT_DONE for ln in text.splitlines())
+
+
 def collect_kselftest(outdir, stage):
     res, streams, files, notes = [], [], [], []
     suffixes = guest_suffixes(outdir)
@@ -199,6 +209,12 @@ def collect_kselftest(outdir, stage):
                             'the guest stopped before the end of its KTAP'))
         elif not got:
             res.append(fail('kselftest', who, 'ktap', 'the guest ran no tests'))
+        elif channel and not console_reached_the_end(outdir, suffix):
+            # The KTAP is whole on its channel, but a report printed after
+            # the console was cut would go unseen.
+            res.append(fail('kselftest', who, 'console-end',
+                            'the console stopped before init\'s last line (%s): kernel '
+                            'messages after the cut were never scanned' % INIT_DONE))
     if stage['status'] == 'timeout':
         res.append(fail('kselftest', 'guest', 'timeout',
                         'the guest did not end in time (%s)' % stage['detail']))

@@ -543,6 +543,24 @@ class KtapChannel(unittest.TestCase):
         self.assertTrue(ktap_text.startswith('KTAP version 1\n1..2\n'))
         self.assertIn('  ok 1 setns.wrong_type_ipc\n', ktap_text)
 
+    def test_console_cut_before_init_is_done_fails(self):
+        # The KTAP is whole on its channel; the console stops before init's
+        # last line, so a report after the cut could never be seen.
+        cut = fixture('channel-console.log').split('nsfd-init: done')[0]
+        self.assertNotEqual(cut, fixture('channel-console.log'))
+        src = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, src)
+        with open(os.path.join(src, 'cut.log'), 'w') as f:
+            f.write(cut)
+        # (an absolute path: run_report copies it, then proves the boot)
+        tmp, out = self.run_report([('guest', 'ok')],
+                                   {'kselftest-channel.log': 'channel-ktap.log',
+                                    'console-kselftest.log': os.path.join(src, 'cut.log')})
+        self.assertEqual(out.returncode, 1)
+        names = {(t['suite'], t['name']) for t in self.results(tmp)['tests']
+                 if t['status'] == 'fail'}
+        self.assertIn(('guest', 'console-end'), names)
+
     def test_timeout_is_a_failure_with_its_reason(self):
         tmp, out = self.run_report([('guest', 'ok')],
                                    {'kselftest-channel.log': 'channel-ktap.log',
