@@ -33,6 +33,7 @@ import json
 import os
 import re
 import sys
+import traceback
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -617,7 +618,16 @@ def main(argv):
         a = p.parse_args(argv)
     except SystemExit as e:
         return EXIT_ENV if e.code else EXIT_PASS
-    return {'variant': cmd_variant, 'summary': cmd_summary, 'bench': cmd_bench}[a.cmd](a)
+    try:
+        return {'variant': cmd_variant, 'summary': cmd_summary, 'bench': cmd_bench}[a.cmd](a)
+    except Exception:       # noqa: BLE001 (any bug here decides nothing)
+        # Python's own exit for an uncaught exception is 1, which reads as
+        # a verdict ("a test failed", bad to git bisect). It is not one.
+        traceback.print_exc()
+        print('nsfd: report.py %s failed (a bug in the reporting, not a verdict); '
+              'the traceback is above' % a.cmd)
+        print('nsfd: 0 passed, 0 failed, 0 skipped')
+        return EXIT_ENV
 
 
 if __name__ == '__main__':

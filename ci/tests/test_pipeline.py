@@ -322,6 +322,19 @@ class ExitCodes(unittest.TestCase):
         self.assertEqual(report.exit_code(self.st('build-failed'), []), 125)
         self.assertEqual(report.exit_code(self.st('env-error', 'build-failed'), []), 2)
 
+    def test_results_writer_that_raises_is_exit_2_not_a_verdict(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        with open(os.path.join(tmp, 'stages.tsv'), 'w') as f:
+            f.write('kernel\tok\t1.0\t\n')
+        os.mkdir(os.path.join(tmp, 'results.json'))   # open(..., 'w') raises
+        out = subprocess.run([sys.executable, os.path.join(CI, 'report.py'), 'variant', tmp,
+                              '--arch', 'x86_64', '--variant', 'x86_64'],
+                             capture_output=True, text=True)
+        self.assertEqual(out.returncode, 2, out.stdout + out.stderr)
+        self.assertIn('IsADirectoryError', out.stderr)
+        self.assertEqual(out.stdout.splitlines()[-1], 'nsfd: 0 passed, 0 failed, 0 skipped')
+
     def test_a_failed_test_wins_over_a_later_build_failure(self):
         fail = dict(self.ok, status='fail')
         self.assertEqual(report.exit_code(self.st('ok', 'build-failed'), [fail]), 1)
