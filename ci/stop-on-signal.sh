@@ -10,7 +10,7 @@
 # command runs as `interruptible CMD...` (in the background, waited for),
 # so that the trap runs within a moment.
 
-# descendants_of PID: the live descendants of PID, deepest first; not the
+# descendants_of PID: the live descendants of PID, outermost first; not the
 # subshell that asks, nor zombies (they are only waiting to be reaped).
 descendants_of() {
 	# Here, not in the pipeline: each of its commands is a subshell.
@@ -26,11 +26,14 @@ descendants_of() {
 				if (q == root && p != root && p != self)
 					print d, p
 			}
-		}' | sort -rn | cut -d' ' -f2
+		}' | sort -n | cut -d' ' -f2
 }
 
 # stop_run SIGNAL: end the process tree (SIGTERM, then SIGKILL for what is
-# still there after 10 s), print why and the summary line, exit 2.
+# still there after 10 s), print why and the summary line, exit STOP_EXIT
+# (2; ci/bisect's step under `git bisect run` sets 255: abort, mark
+# nothing). The outermost processes go first, so that none of them sees a
+# child end and acts on it (git bisect marking a commit).
 stop_run() {
 	local pids i
 	trap '' TERM INT HUP
@@ -47,7 +50,7 @@ stop_run() {
 	wait 2>/dev/null
 	echo "nsfd: stopped by SIG$1: every process of this run has ended, build/.lock is free"
 	echo "nsfd: 0 passed, 0 failed, 0 skipped"
-	exit 2
+	exit "${STOP_EXIT:-2}"
 }
 
 # interruptible CMD...: CMD's status; a signal to the run stops it at once.

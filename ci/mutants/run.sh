@@ -45,6 +45,9 @@ export PYTHONDONTWRITEBYTECODE=1
 # mutant would keep the guest waiting on every "freed" deadline): its
 # killers are then the KUnit cases. NSFD_FAIL_FAST=0 runs both always.
 export NSFD_FAIL_FAST=${NSFD_FAIL_FAST:-1}
+# SIGTERM, SIGINT, SIGHUP: ci/nsfd and everything under it end, exit 2 (the
+# mutant in flight gets no verdict; the next run lays the tree anew).
+. "$top/ci/stop-on-signal.sh"
 
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
@@ -97,18 +100,18 @@ fi
 variant_out() { echo "$top/out/$arch${1:+-$1}"; }
 
 # run_nsfd LOG MUTANTFILE|"" [CONFIG]: ci/nsfd run on x86_64, in CONFIG of
-# the matrix if given; prints its exit code.
+# the matrix if given; its exit code in rc. (Not in a $(...): a signal's
+# trap would wait for the whole run.)
 run_nsfd() {
-	local log=$1 m=${2:-} c=${3:-} rc args=(run "$arch")
+	local log=$1 m=${2:-} c=${3:-} args=(run "$arch")
 	[ -n "$c" ] && args+=(--config "$c")
 	rm -f "$(variant_out "$c")/results.json"
 	if [ -n "$m" ]; then
-		NSFD_MUTANT=$m "$top/ci/nsfd" "${args[@]}" >"$log" 2>&1
+		NSFD_MUTANT=$m interruptible "$top/ci/nsfd" "${args[@]}" >"$log" 2>&1
 	else
-		env -u NSFD_MUTANT "$top/ci/nsfd" "${args[@]}" >"$log" 2>&1
+		interruptible env -u NSFD_MUTANT "$top/ci/nsfd" "${args[@]}" >"$log" 2>&1
 	fi
 	rc=$?
-	echo "$rc"
 }
 
 campaign_start=$(now)
@@ -118,7 +121,7 @@ if [ "${NSFD_MUTANTS_BASELINE:-1}" != 0 ]; then
 		b=baseline${c:+-$c}
 		say "$b: ci/nsfd run $arch${c:+ --config $c} on the unmutated tree (log: out/mutants/logs/$b.log)"
 		t=$(now)
-		rc=$(run_nsfd "$res/logs/$b.log" "" "$c")
+		run_nsfd "$res/logs/$b.log" "" "$c"
 		if [ "$rc" != 0 ]; then
 			tail -n 15 "$res/logs/$b.log" | sed 's/^/    /'
 			say "$b: ci/nsfd exit $rc ($(since "$t") s): the unmutated tree must pass," \
@@ -139,7 +142,7 @@ for f in "${files[@]}"; do
 	c=${cfg_of[$n]}
 	say "[$i/${#files[@]}] $n${c:+ (config $c)}: $(sed -n '1s/^# //p' "$f")"
 	t=$(now)
-	rc=$(run_nsfd "$log" "$f" "$c")
+	run_nsfd "$log" "$f" "$c"
 	secs=$(since "$t")
 	o=$(variant_out "$c")
 	[ -f "$o/results.json" ] && cp "$o/results.json" "$res/logs/$n.results.json"
@@ -180,7 +183,7 @@ if [ "${NSFD_MUTANTS_RESTORE:-1}" != 0 ]; then
 	for c in "${configs[@]}"; do
 		r=restore${c:+-$c}
 		t=$(now)
-		rc=$(run_nsfd "$res/logs/$r.log" "" "$c")
+		run_nsfd "$res/logs/$r.log" "" "$c"
 		if [ "$rc" = 0 ]; then
 			say "$r: the unmutated tree rebuilt and passed ($(since "$t") s)"
 		else

@@ -17,6 +17,7 @@ STOP = os.path.join(HERE, '..', 'stop-on-signal.sh')
 # (kunit.py exec). Each prints its pid so the test can look for it after.
 RUN = r'''
 set -uo pipefail
+%(before)s
 . "%(stop)s"
 exec 9>"%(lock)s"
 flock -n 9 || exit 99
@@ -39,13 +40,13 @@ def alive(pid):
 
 
 class StopOnSignal(unittest.TestCase):
-    def run_and_stop(self, sig):
+    def run_and_stop(self, sig, before=''):
         tmp = tempfile.TemporaryDirectory()
         self.addCleanup(tmp.cleanup)
         lock = os.path.join(tmp.name, '.lock')
         script = os.path.join(tmp.name, 'run.sh')
         with open(script, 'w') as f:
-            f.write(RUN % {'stop': STOP, 'lock': lock})
+            f.write(RUN % {'stop': STOP, 'lock': lock, 'before': before})
         p = subprocess.Popen(['bash', script], stdout=subprocess.PIPE, text=True,
                              start_new_session=True)
         self.addCleanup(lambda: p.poll() is None and os.killpg(p.pid, signal.SIGKILL))
@@ -83,6 +84,13 @@ class StopOnSignal(unittest.TestCase):
                 self.assertEqual(code, 2)
                 self.assertIn('stopped by SIG%s' % sig.name[3:], rest[-2])
                 self.assertEqual([q for q in pids if alive(q)], [])
+
+    def test_a_bisection_step_stopped_aborts_git_bisect_run(self):
+        # ci/bisect --step sets STOP_EXIT=255: git bisect run aborts and
+        # marks nothing, where 2 would mark the commit bad.
+        code, rest, pids, _, _ = self.run_and_stop(signal.SIGTERM, 'STOP_EXIT=255')
+        self.assertEqual(code, 255)
+        self.assertEqual([q for q in pids if alive(q)], [])
 
 
 if __name__ == '__main__':
