@@ -15,6 +15,8 @@ usage: mutant.py apply TREE MUTANT       edit TREE/<file> in place
        mutant.py config MUTANT                 the matrix config it runs in
                                               (its "config: " line; empty
                                               for the arch's own kernel)
+       mutant.py arch MUTANT                   the arch it runs on (its
+                                              "arch: " line; x86_64 without)
        mutant.py applied TREE MUTANT           TREE's working file holds the
                                               mutation (exit 1 if not)
        mutant.py record RESULTS NAME VERDICT RC SECS [RUN_RESULTS_JSON]
@@ -32,7 +34,8 @@ import subprocess
 import sys
 
 KEYS = ('file', 'find', 'replace')
-OPTIONAL = ('config',)
+OPTIONAL = ('config', 'arch')
+DEFAULT_ARCH = 'x86_64'
 
 
 class MutantError(Exception):
@@ -59,8 +62,8 @@ def parse(path):
             continue
         key, sep, value = line.partition(':')
         if not sep or key not in KEYS + OPTIONAL:
-            raise MutantError(f'{path}:{n}: expected "file: ", "find: ", "replace: " '
-                              f'or "config: "')
+            raise MutantError(f'{path}:{n}: expected "file: ", "find: ", "replace: ", '
+                              f'"config: " or "arch: "')
         if key in m:
             raise MutantError(f'{path}:{n}: "{key}" given twice')
         m[key] = value.strip()
@@ -71,6 +74,8 @@ def parse(path):
         raise MutantError(f'{path}: file must be a path inside the kernel tree')
     if 'config' in m and not re.fullmatch(r'[A-Za-z0-9_-]+', m['config']):
         raise MutantError(f'{path}: config must name a file of kunit-configs/matrix/')
+    if 'arch' in m and not re.fullmatch(r'[A-Za-z0-9_-]+', m['arch']):
+        raise MutantError(f'{path}: arch must name a file of ci/arch/ (without .conf)')
     if m['find'].split() == m['replace'].split():
         raise MutantError(f'{path}: replace is the same as find')
     return m
@@ -304,6 +309,9 @@ def main(argv):
             return 2 if bad else 0
         if cmd == 'config' and len(args) == 1:
             print(parse(args[0]).get('config', ''))
+            return 0
+        if cmd == 'arch' and len(args) == 1:
+            print(parse(args[0]).get('arch', DEFAULT_ARCH))
             return 0
         if cmd == 'record' and len(args) in (5, 6):
             record(*args)

@@ -7,17 +7,19 @@
 #
 # First a baseline: `ci/nsfd run x86_64` on the unmutated tree, which must
 # pass (exit 0), or every mutant would count as killed; one more for each
-# matrix config a selected mutant names ("config: NAME": code that only a
-# config of kunit-configs/matrix/ compiles or reaches, run as `ci/nsfd run
-# x86_64 --config NAME`). Then, for each
-# mutant, `ci/nsfd run x86_64 [--config NAME]` with NSFD_MUTANT=<the mutant file>:
+# arch and matrix config a selected mutant names ("arch: ARCH", "config:
+# NAME": code that only that arch or a config of kunit-configs/matrix/
+# compiles or reaches, run as `ci/nsfd run ARCH [--config NAME]`). Then,
+# for each mutant, `ci/nsfd run ARCH [--config NAME]` (ARCH: x86_64 unless
+# it says) with NSFD_MUTANT=<the mutant file>:
 # ci/prepare-tree.sh applies it (ci/mutants/apply.sh) to the working tree
 # after laying in the tests (the next run's checkout takes it back out), so
 # a mutant costs the rebuild of the file it touches (and of the previous
 # mutant's file, now restored), the link, KUnit and the kselftest guest. Verdicts from ci/nsfd's
 # exit code: 1 KILLED (a test failed, a kernel report, a guest timeout),
 # 0 SURVIVED, 125 or 2 ERROR (it did not build, or did not apply). Last, a
-# run without NSFD_MUTANT, so that build/ and out/x86_64/ end unmutated.
+# run without NSFD_MUTANT on each of those kernels, so that build/ and out/
+# end unmutated.
 #
 # Writes out/mutants/results.json (per mutant: verdict, exit code, seconds,
 # the first 10 failed tests as "suite: name"; the last campaign's score),
@@ -39,7 +41,6 @@ dir=$top/ci/mutants
 res=$top/out/mutants
 tree=$top/build/patched/src
 py=(python3 -B "$dir/mutant.py")
-arch=x86_64
 export PYTHONDONTWRITEBYTECODE=1
 # A mutant that KUnit already caught needs no kselftest guest (a leak
 # mutant would keep the guest waiting on every "freed" deadline): its
@@ -67,17 +68,21 @@ set +f
 shopt -u nullglob
 [ ${#files[@]} -gt 0 ] || { say "no mutant in ci/mutants/ matches '$sel'"; exit 2; }
 names=()
-declare -A cfg_of=()
-configs=()	# "" (the arch's own kernel) and every matrix config named
+declare -A cfg_of=() arch_of=()
+kernels=()	# "ARCH:CONFIG" of each kernel a mutant runs on (CONFIG "": the arch's own)
 for f in "${files[@]}"; do
 	n=$(basename "$f" .mutant)
 	names+=("$n")
 	c=$("${py[@]}" config "$f" 2>/dev/null) || c=
-	cfg_of[$n]=$c
+	a=$("${py[@]}" arch "$f" 2>/dev/null) || a=x86_64
+	cfg_of[$n]=$c arch_of[$n]=$a
 	if [ -n "$c" ] && [ ! -f "$top/kunit-configs/matrix/$c.kunitconfig" ]; then
 		say "$n: config: $c is not in kunit-configs/matrix/"; exit 2
 	fi
-	[[ " ${configs[*]/#/:} " == *" :$c "* ]] || configs+=("$c")
+	if [ ! -f "$top/ci/arch/$a.conf" ]; then
+		say "$n: arch: $a is not in ci/arch/"; exit 2
+	fi
+	[[ " ${kernels[*]} " == *" $a:$c "* ]] || kernels+=("$a:$c")
 done
 
 mkdir -p "$res/logs"
@@ -96,16 +101,18 @@ if ! "${check[@]}" >"$res/check.log" 2>&1; then
 	exit 2
 fi
 
-# variant_out CONFIG: the out/ directory of ci/nsfd run x86_64 [--config].
-variant_out() { echo "$top/out/$arch${1:+-$1}"; }
+# variant_out ARCH CONFIG: the out/ directory of ci/nsfd run ARCH [--config].
+variant_out() { echo "$top/out/$1${2:+-$2}"; }
+# kernel_label ARCH CONFIG: how the log names that kernel (x86_64 unsaid).
+kernel_label() { local l=${2:-}; [ "$1" = x86_64 ] || l=$1${l:+-$l}; echo "$l"; }
 
-# run_nsfd LOG MUTANTFILE|"" [CONFIG]: ci/nsfd run on x86_64, in CONFIG of
-# the matrix if given; its exit code in rc. (Not in a $(...): a signal's
+# run_nsfd LOG MUTANTFILE|"" ARCH [CONFIG]: ci/nsfd run on ARCH, in CONFIG
+# of the matrix if given; its exit code in rc. (Not in a $(...): a signal's
 # trap would wait for the whole run.)
 run_nsfd() {
-	local log=$1 m=${2:-} c=${3:-} args=(run "$arch")
+	local log=$1 m=${2:-} a=$3 c=${4:-} args=(run "$3")
 	[ -n "$c" ] && args+=(--config "$c")
-	rm -f "$(variant_out "$c")/results.json"
+	rm -f "$(variant_out "$a" "$c")/results.json"
 	if [ -n "$m" ]; then
 		NSFD_MUTANT=$m interruptible "$top/ci/nsfd" "${args[@]}" >"$log" 2>&1
 	else
@@ -117,11 +124,12 @@ run_nsfd() {
 campaign_start=$(now)
 
 if [ "${NSFD_MUTANTS_BASELINE:-1}" != 0 ]; then
-	for c in "${configs[@]}"; do
-		b=baseline${c:+-$c}
-		say "$b: ci/nsfd run $arch${c:+ --config $c} on the unmutated tree (log: out/mutants/logs/$b.log)"
+	for k in "${kernels[@]}"; do
+		a=${k%%:*} c=${k#*:} l=$(kernel_label "${k%%:*}" "${k#*:}")
+		b=baseline${l:+-$l}
+		say "$b: ci/nsfd run $a${c:+ --config $c} on the unmutated tree (log: out/mutants/logs/$b.log)"
 		t=$(now)
-		run_nsfd "$res/logs/$b.log" "" "$c"
+		run_nsfd "$res/logs/$b.log" "" "$a" "$c"
 		if [ "$rc" != 0 ]; then
 			tail -n 15 "$res/logs/$b.log" | sed 's/^/    /'
 			say "$b: ci/nsfd exit $rc ($(since "$t") s): the unmutated tree must pass," \
@@ -139,12 +147,13 @@ for f in "${files[@]}"; do
 	n=$(basename "$f" .mutant)
 	log=$res/logs/$n.log
 	rm -f "$res/logs/$n.results.json"
-	c=${cfg_of[$n]}
-	say "[$i/${#files[@]}] $n${c:+ (config $c)}: $(sed -n '1s/^# //p' "$f")"
+	c=${cfg_of[$n]} a=${arch_of[$n]}
+	l=$(kernel_label "$a" "$c")
+	say "[$i/${#files[@]}] $n${l:+ ($l)}: $(sed -n '1s/^# //p' "$f")"
 	t=$(now)
-	run_nsfd "$log" "$f" "$c"
+	run_nsfd "$log" "$f" "$a" "$c"
 	secs=$(since "$t")
-	o=$(variant_out "$c")
+	o=$(variant_out "$a" "$c")
 	[ -f "$o/results.json" ] && cp "$o/results.json" "$res/logs/$n.results.json"
 	# The run must have built this mutant: the tree's working file holds it
 	# (ci/prepare-tree.sh applies it last; only the next run takes it out).
@@ -180,10 +189,11 @@ for f in "${files[@]}"; do
 done
 
 if [ "${NSFD_MUTANTS_RESTORE:-1}" != 0 ]; then
-	for c in "${configs[@]}"; do
-		r=restore${c:+-$c}
+	for k in "${kernels[@]}"; do
+		a=${k%%:*} c=${k#*:} l=$(kernel_label "${k%%:*}" "${k#*:}")
+		r=restore${l:+-$l}
 		t=$(now)
-		run_nsfd "$res/logs/$r.log" "" "$c"
+		run_nsfd "$res/logs/$r.log" "" "$a" "$c"
 		if [ "$rc" = 0 ]; then
 			say "$r: the unmutated tree rebuilt and passed ($(since "$t") s)"
 		else

@@ -777,6 +777,30 @@ class MutantConfig(unittest.TestCase):
             with self.assertRaises(self.m.MutantError):
                 self.m.parse(p)
 
+    def test_arch_line_names_the_arch_and_x86_64_is_the_default(self):
+        p = self.write('# d\narch: riscv64\nfile: a.tbl\nfind: 1 a\nreplace: # removed\n')
+        self.assertEqual(self.m.parse(p)['arch'], 'riscv64')
+        for bad in ('arch:\n', 'arch: ../x86_64\n', 'arch: a b\n'):
+            p = self.write('# d\n' + bad + 'file: a.c\nfind: if (x)\nreplace: if (0)\n')
+            with self.assertRaises(self.m.MutantError):
+                self.m.parse(p)
+        p = self.write('# d\nfile: a.c\nfind: if (x)\nreplace: if (0)\n')
+        out = subprocess.run([sys.executable, os.path.join(CI, 'mutants', 'mutant.py'),
+                              'arch', p], capture_output=True, text=True)
+        self.assertEqual(out.stdout.strip(), 'x86_64')
+
+    def test_every_named_arch_is_in_ci_arch(self):
+        d = os.path.join(CI, 'mutants')
+        archs = {}
+        for f in sorted(os.listdir(d)):
+            if f.endswith('.mutant'):
+                a = self.m.parse(os.path.join(d, f)).get('arch')
+                if a:
+                    archs[f] = a
+                    self.assertTrue(os.path.isfile(os.path.join(CI, 'arch', a + '.conf')), f)
+        # The generic syscall table is read by riscv64, never by x86_64.
+        self.assertEqual(archs.get('syscall-generic-table-drops-socketat.mutant'), 'riscv64')
+
     def test_every_named_config_is_in_the_matrix(self):
         d = os.path.join(CI, 'mutants')
         for f in sorted(os.listdir(d)):
