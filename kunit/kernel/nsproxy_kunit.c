@@ -95,13 +95,19 @@ KUNIT_DEFINE_ACTION_WRAPPER(nsproxy_put_cred_action, put_cred,
 KUNIT_DEFINE_ACTION_WRAPPER(nsproxy_put_nsset_action, put_nsset,
 			    struct nsset *);
 
-/* prepare_nsset() into @nsset, undone by put_nsset() when the case ends. */
+/*
+ * prepare_nsset() into @nsset as a caller with @as would (NULL: the test
+ * task), undone by put_nsset() when the case ends.
+ */
 static void nsproxy_prepare_nsset(struct kunit *test, int flags,
-				  struct nsset *nsset)
+				  struct nsset *nsset, const struct cred *as)
 {
-	KUNIT_ASSERT_EQ(test, prepare_nsset(flags, nsset), 0);
-	KUNIT_ASSERT_NOT_NULL(test, nsset->nsproxy);
-	KUNIT_ASSERT_NOT_NULL(test, nsset->cred);
+	const struct cred *old = as ? override_creds(as) : NULL;
+	int err = prepare_nsset(flags, nsset);
+
+	if (as)
+		revert_creds(old);
+	KUNIT_ASSERT_EQ(test, err, 0);
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test,
 						  nsproxy_put_nsset_action,
@@ -222,7 +228,7 @@ static void install_switches_only_that_namespace(struct kunit *test)
 	unsigned int base;
 
 	KUNIT_ASSERT_NOT_NULL(test, nsset);
-	nsproxy_prepare_nsset(test, c->type, nsset);
+	nsproxy_prepare_nsset(test, c->type, nsset, NULL);
 	base = refcount_read(&target->count);
 
 	KUNIT_EXPECT_EQ(test, validate_ns(nsset, target), 0);
@@ -256,10 +262,10 @@ static void install_without_cap_sys_admin_is_eperm(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, nsproxy_put_cred_action,
 						  cred));
-	old = override_creds(cred);
 	/* The nsset takes the caller's cred, as setns(2) would. */
-	nsproxy_prepare_nsset(test, c->type, nsset);
+	nsproxy_prepare_nsset(test, c->type, nsset, cred);
 	base = refcount_read(&target->count);
+	old = override_creds(cred);
 	err = validate_ns(nsset, target);
 	revert_creds(old);
 
@@ -289,8 +295,7 @@ static void commit_nsset_switches_only_that_namespace(struct kunit *test)
 	unsigned int base;
 
 	KUNIT_ASSERT_NOT_NULL(test, nsset);
-	KUNIT_ASSERT_NOT_NULL(test, current->mm);
-	nsproxy_prepare_nsset(test, c->type, nsset);
+	nsproxy_prepare_nsset(test, c->type, nsset, NULL);
 	base = refcount_read(&target->count);
 	KUNIT_ASSERT_EQ(test, validate_ns(nsset, target), 0);
 
@@ -331,12 +336,12 @@ static void commit_nsset_of_a_userns_switches_only_the_cred(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, create_user_ns(cred), 0);
 	child = cred->user_ns;
 
-	/* The commit installs the nsset's copy of @nsp: keep @nsp to compare. */
+	/* The commit installs the nsset's copy of @nsp: keep it to compare. */
 	get_nsproxy(nsp);
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, nsproxy_put_action,
 						  nsp));
-	nsproxy_prepare_nsset(test, CLONE_NEWUSER, nsset);
+	nsproxy_prepare_nsset(test, CLONE_NEWUSER, nsset, NULL);
 	KUNIT_ASSERT_EQ(test, validate_ns(nsset, &child->ns), 0);
 	KUNIT_EXPECT_PTR_EQ(test, nsset->cred->user_ns, child);
 	KUNIT_EXPECT_TRUE(test, cap_raised(nsset->cred->cap_effective,

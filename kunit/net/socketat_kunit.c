@@ -245,7 +245,6 @@ static struct net *socketat_enter_private_net(struct kunit *test,
 			0);
 	err = unshare_nsproxy_namespaces(CLONE_NEWNET, &priv, NULL, NULL);
 	KUNIT_ASSERT_EQ(test, err, 0);
-	KUNIT_ASSERT_NOT_NULL(test, priv);
 	net = get_net(priv->net_ns);
 	s->old = current->nsproxy;
 	get_nsproxy(s->old);
@@ -357,7 +356,6 @@ static struct socketat_task *socketat_task_in_private_net(struct kunit *test,
 		kunit_skip(test, "CONFIG_NET_NS is not set");
 	KUNIT_ASSERT_EQ(test, unshare_nsproxy_namespaces(CLONE_NEWNET, &nsp,
 							 NULL, NULL), 0);
-	KUNIT_ASSERT_NOT_NULL(test, nsp);
 	*net = get_net(nsp->net_ns);
 	if (kunit_add_action_or_reset(test, socketat_put_net, *net)) {
 		put_nsproxy(nsp);

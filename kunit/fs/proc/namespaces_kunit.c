@@ -24,15 +24,19 @@
 #include <linux/completion.h>
 #include <linux/cred.h>
 #include <linux/delay.h>
+#include <linux/file.h>
+#include <linux/fs.h>
 #include <linux/fs_struct.h>
 #include <linux/ipc_namespace.h>
 #include <linux/mman.h>
 #include <linux/mnt_namespace.h>
+#include <linux/mount.h>
 #include <linux/pid_namespace.h>
 #include <linux/proc_ns.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/time_namespace.h>
+#include <linux/uaccess.h>
 #include <linux/user_namespace.h>
 #include <linux/utsname.h>
 #include <net/net_namespace.h>
@@ -47,10 +51,6 @@ KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_put_ucounts, put_ucounts,
 KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_free_fs, free_fs_struct,
 			    struct fs_struct *);
 KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_path_put, path_put, const struct path *);
-#ifdef CONFIG_PID_NS
-KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_put_pid_ns, put_pid_ns,
-			    struct pid_namespace *);
-#endif
 
 static const struct proc_ns_operations *ns_kunit_ops(struct kunit *test)
 {
@@ -138,17 +138,24 @@ static void ns_kunit_expect_only_type_differs(struct kunit *test,
 }
 
 /*
- * A copy of the current (subjective) cred, moved into a new user namespace
- * that is a child of the current one, with all capabilities there.
+ * A copy of @from (NULL: the current subjective cred), moved into a new
+ * user namespace that is a child of @from's, with all capabilities there.
  */
-static struct cred *ns_kunit_userns_cred(struct kunit *test)
+static struct cred *ns_kunit_userns_cred(struct kunit *test,
+					 const struct cred *from)
 {
+	const struct cred *old = NULL;
 	struct cred *cred;
 	int err;
 
 	if (!IS_ENABLED(CONFIG_USER_NS))
 		kunit_skip(test, "CONFIG_USER_NS is off");
+	/* prepare_creds() copies current's: nothing may abort in between. */
+	if (from)
+		old = override_creds(from);
 	cred = prepare_creds();
+	if (from)
+		revert_creds(old);
 	KUNIT_ASSERT_NOT_NULL(test, cred);
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, ns_kunit_put_cred,
@@ -157,27 +164,6 @@ static struct cred *ns_kunit_userns_cred(struct kunit *test)
 	KUNIT_ASSERT_EQ_MSG(test, err, 0, "create_user_ns");
 	return cred;
 }
-
-#ifdef CONFIG_USER_NS
-/*
- * What writing "0 0 1" to uid_map and gid_map leaves: root of @ns is its
- * creator. A user namespace can only be created by a mapped uid.
- */
-static void ns_kunit_map_root(struct user_namespace *ns)
-{
-	struct uid_gid_map *map[] = { &ns->uid_map, &ns->gid_map };
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(map); i++) {
-		map[i]->extent[0].first = 0;
-		map[i]->extent[0].lower_first = 0;
-		map[i]->extent[0].count = 1;
-		/* As map_write(): the extent is visible before its count. */
-		smp_wmb();
-		WRITE_ONCE(map[i]->nr_extents, 1);
-	}
-}
-#endif
 
 /*
  * A task forked for the case (as the usermode helper forks, a kernel
@@ -280,11 +266,19 @@ static int ns_kunit_child_fn(void *data)
 	do_exit(0);
 }
 
-/* Let the child go, and wait until it is done with @c. */
+/*
+ * Let the child go, wait until it is done with @c, and drop the pid
+ * namespace it made for the case (@inner, which the case owns).
+ */
 static void ns_kunit_child_release(struct ns_kunit_child *c)
 {
 	complete(&c->release);
 	wait_for_completion(&c->exited);
+#ifdef CONFIG_PID_NS
+	if (!IS_ERR_OR_NULL(c->inner))
+		put_pid_ns(c->inner);
+	c->inner = NULL;
+#endif
 }
 
 static void ns_kunit_child_stop(void *data)
@@ -333,16 +327,91 @@ static struct ns_kunit_child *ns_kunit_child_start(struct kunit *test,
 						  c));
 	wait_for_completion(&c->ready);
 #ifdef CONFIG_PID_NS
-	if (flags & CLONE_NEWPID) {
+	if (flags & CLONE_NEWPID)
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c->inner);
-		KUNIT_ASSERT_EQ(test, 0,
-				kunit_add_action_or_reset(test,
-							  ns_kunit_put_pid_ns,
-							  c->inner));
-	}
 #endif
 	return c;
 }
+
+#ifdef CONFIG_USER_NS
+KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_kern_unmount, kern_unmount,
+			    struct vfsmount *);
+
+/*
+ * Wait (10 s at most) until @task, a child let go, has dropped its mm, and
+ * drop the reference to @task.
+ */
+static void ns_kunit_wait_mm_released(struct kunit *test,
+				      struct task_struct *task)
+{
+	unsigned long until = jiffies + 10 * HZ;
+	bool released;
+
+	while (READ_ONCE(task->mm) && time_before(jiffies, until))
+		msleep(20);
+	released = !READ_ONCE(task->mm);
+	put_task_struct(task);
+	KUNIT_ASSERT_TRUE_MSG(test, released, "child still holds the mm");
+}
+
+/*
+ * Map root of @cred's user namespace to its creator, root: fork a task with
+ * @cred and write "0 0 1" to its /proc/<pid>/uid_map and gid_map on a
+ * private mount of proc, as a privileged parent writes them, so that
+ * map_write() applies its own rules. A user namespace can only be created
+ * by a uid that is mapped in its parent.
+ */
+static void ns_kunit_map_root(struct kunit *test, struct cred *cred)
+{
+	struct ns_kunit_child *child = ns_kunit_child_start(test, cred, 0,
+							     false);
+	struct task_struct *task;
+	static const char map[] = "0 0 1\n";
+	static const char *const files[] = { "uid_map", "gid_map" };
+	struct file_system_type *proc = get_fs_type("proc");
+	struct vfsmount *mnt;
+	unsigned long buf;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, proc);
+	mnt = kern_mount(proc);
+	put_filesystem(proc);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mnt);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, ns_kunit_kern_unmount,
+						  mnt));
+	buf = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, 0);
+	KUNIT_ASSERT_FALSE(test, !buf || IS_ERR_VALUE(buf));
+	KUNIT_ASSERT_EQ(test, 0UL,
+			copy_to_user((void __user *)buf, map, strlen(map)));
+
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		char path[32];
+		struct file *file;
+		loff_t pos = 0;
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "%d/%s", child->pid, files[i]);
+		file = file_open_root_mnt(mnt, path, O_WRONLY, 0);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL_MSG(test, file, "open %s", path);
+		n = vfs_write(file, (const char __user *)buf, strlen(map),
+			      &pos);
+		fput(file);
+		KUNIT_EXPECT_EQ_MSG(test, n, (ssize_t)strlen(map), "write %s",
+				    path);
+	}
+	/*
+	 * The child shares the case's mm (user_mode_thread() is CLONE_VM):
+	 * timens_install() refuses a task that is not single-threaded in
+	 * that sense, so the child must be gone, mm and all, before the case.
+	 */
+	kunit_release_action(test, ns_kunit_kern_unmount, mnt);
+	task = get_task_struct(child->task);
+	kunit_release_action(test, ns_kunit_child_stop, child);
+	ns_kunit_wait_mm_released(test, task);
+}
+#endif
 
 /* A private namespace of one entry's type, and how the entry reaches it. */
 struct ns_kunit_target {
@@ -366,22 +435,19 @@ static struct ns_kunit_target *ns_kunit_target(struct kunit *test)
 	t->ops = ops;
 	t->owner = &init_user_ns;
 #ifdef CONFIG_USER_NS
-	t->owner_cred = ns_kunit_userns_cred(test);
+	t->owner_cred = ns_kunit_userns_cred(test, NULL);
 	t->owner = t->owner_cred->user_ns;
-	ns_kunit_map_root(t->owner);
+	ns_kunit_map_root(test, t->owner_cred);
 	KUNIT_ASSERT_PTR_EQ(test, t->owner->parent, &init_user_ns);
 #endif
 
 	switch (ops->type) {
 #ifdef CONFIG_USER_NS
 	case CLONE_NEWUSER: {
-		const struct cred *old = override_creds(t->owner_cred);
-
 		/*
 		 * A grandchild of init_user_ns: its owner is not init_user_ns.
 		 */
-		t->user_cred = ns_kunit_userns_cred(test);
-		revert_creds(old);
+		t->user_cred = ns_kunit_userns_cred(test, t->owner_cred);
 		t->target = &t->user_cred->user_ns->ns;
 		/* userns_get() reads the objective cred: a task of its own. */
 		t->child = ns_kunit_child_start(test, t->user_cred, 0, false);
@@ -413,7 +479,6 @@ static struct ns_kunit_target *ns_kunit_target(struct kunit *test)
 	err = unshare_nsproxy_namespaces(ops->type, &t->nsp, t->owner_cred,
 					 fs ?: current->fs);
 	KUNIT_ASSERT_EQ_MSG(test, err, 0, "unshare %s", ops->name);
-	KUNIT_ASSERT_NOT_NULL(test, t->nsp);
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, ns_kunit_put_nsproxy,
 						  t->nsp));
@@ -431,7 +496,6 @@ static struct ns_kunit_target *ns_kunit_target(struct kunit *test)
 	}
 #endif
 	t->target = ns_kunit_nsproxy_ns(t->nsp, ops);
-	KUNIT_ASSERT_NOT_NULL(test, t->target);
 	KUNIT_ASSERT_PTR_NE(test, t->target,
 			    ns_kunit_nsproxy_ns(current->nsproxy, ops));
 	return t;
@@ -578,7 +642,7 @@ static void ns_kunit_pair(struct kunit *test, const char *name,
 	snprintf(children, sizeof(children), "%s_for_children", name);
 	pair[0] = ns_kunit_entry_named(name);
 	pair[1] = ns_kunit_entry_named(children);
-	/* The ABI test above fails if an entry of a configured type is missing. */
+	/* The ABI test above fails if an entry of a configured type is gone. */
 	if (!pair[0] || !pair[1])
 		kunit_skip(test, "no %s entry in ns_entries[] (%s is not set)",
 			   pair[0] ? children : name, option);
@@ -598,7 +662,6 @@ static void pid_and_pid_for_children_get_their_own_namespace(struct kunit *test)
 	ns_kunit_pair(test, "pid", "CONFIG_PID_NS", pair);
 	c = ns_kunit_child_start(test, NULL, 0, true);
 	KUNIT_ASSERT_EQ(test, c->unshare_err, 0);
-	KUNIT_ASSERT_NOT_NULL(test, c->for_children);
 	KUNIT_ASSERT_GT_MSG(test, c->gc_pid, 0, "fork into pid_for_children");
 	want[0] = &task_active_pid_ns(c->task)->ns;
 	want[1] = &c->for_children->ns;
@@ -623,7 +686,6 @@ time_and_time_for_children_get_their_own_namespace(struct kunit *test)
 	err = unshare_nsproxy_namespaces(CLONE_NEWTIME, &nsp, NULL,
 					 current->fs);
 	KUNIT_ASSERT_EQ(test, err, 0);
-	KUNIT_ASSERT_NOT_NULL(test, nsp);
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, ns_kunit_put_nsproxy,
 						  nsp));
@@ -686,11 +748,6 @@ static void ns_kunit_target_release(struct kunit *test,
 {
 	if (t->nsp)
 		kunit_release_action(test, ns_kunit_put_nsproxy, t->nsp);
-#ifdef CONFIG_PID_NS
-	if (t->child && t->child->inner)
-		kunit_release_action(test, ns_kunit_put_pid_ns,
-				     t->child->inner);
-#endif
 	if (t->child)
 		kunit_release_action(test, ns_kunit_child_stop, t->child);
 	if (t->user_cred)
@@ -803,7 +860,6 @@ static void ns_entry_get_parent(struct kunit *test)
 		child = t->target;
 		parent = &t->owner->ns;
 	}
-	KUNIT_ASSERT_NOT_NULL(test, child);
 
 	base = ns_kunit_count(parent);
 	got = ops->get_parent(child);
@@ -995,7 +1051,7 @@ static void ns_entry_install_needs_cap_over_owner(struct kunit *test)
 		kunit_skip(test, "CONFIG_USER_NS is off: %s",
 			   "init_user_ns owns all, the two checks are one");
 	t = ns_kunit_target(test);
-	sibling = ns_kunit_userns_cred(test);
+	sibling = ns_kunit_userns_cred(test, NULL);
 	KUNIT_ASSERT_PTR_NE(test, sibling->user_ns, t->owner);
 	ns_kunit_expect_install_eperm(test, t, sibling,
 				      "all capabilities in a sibling user namespace");
@@ -1060,7 +1116,7 @@ static void userns_install_into_own_user_ns_is_einval(struct kunit *test)
 	struct cred *cred;
 	int err;
 
-	cred = ns_kunit_userns_cred(test);
+	cred = ns_kunit_userns_cred(test, NULL);
 	nsset = (struct nsset){ .flags = CLONE_NEWUSER,
 				.cred = prepare_creds() };
 	KUNIT_ASSERT_NOT_NULL(test, nsset.cred);
@@ -1091,8 +1147,8 @@ static void ns_entry_nsfs_inode_pins_the_namespace(struct kunit *test)
 	char name[64], want[64];
 	struct ns_kunit_inside in = {};
 	struct task_struct *task;
+	int err_a, err_b, reg_a, reg_b, len;
 	unsigned int base;
-	int err_a, err_b, len;
 
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	KUNIT_ASSERT_NOT_NULL(test, b);
@@ -1103,16 +1159,13 @@ static void ns_entry_nsfs_inode_pins_the_namespace(struct kunit *test)
 	err_b = ns_get_path(b, task, t->ops);
 	len = ns_get_name(name, sizeof(name), task, t->ops);
 	ns_kunit_leave(t, &in);
-	if (!err_a)
-		KUNIT_ASSERT_EQ(test, 0,
-				kunit_add_action_or_reset(test,
-							  ns_kunit_path_put,
-							  a));
-	if (!err_b)
-		KUNIT_ASSERT_EQ(test, 0,
-				kunit_add_action_or_reset(test,
-							  ns_kunit_path_put,
-							  b));
+	/* Both paths owned by an action before anything may abort. */
+	reg_a = err_a ? 0 : kunit_add_action_or_reset(test, ns_kunit_path_put,
+						      a);
+	reg_b = err_b ? 0 : kunit_add_action_or_reset(test, ns_kunit_path_put,
+						      b);
+	KUNIT_ASSERT_EQ(test, reg_a, 0);
+	KUNIT_ASSERT_EQ(test, reg_b, 0);
 	KUNIT_ASSERT_EQ(test, err_a, 0);
 	KUNIT_ASSERT_EQ(test, err_b, 0);
 
