@@ -43,6 +43,20 @@ class Recorder(unittest.TextTestResult):
         super().addError(test, err)
         self._add(test, 'fail', '%s: %s' % (err[0].__name__, str(err[1]).splitlines()[0]))
 
+    def addSubTest(self, test, subtest, err):
+        # A failing subtest fails its test, and unittest then calls neither
+        # addSuccess nor addFailure for the test: record it here, or the
+        # failure would be in no count.
+        super().addSubTest(test, subtest, err)
+        if err is not None:
+            cls, _, name = test.id().rpartition('.')
+            why = '%s: %s' % (err[0].__name__, (str(err[1]).splitlines() or [''])[0])
+            self.records.append({'source': 'pipeline', 'suite': cls.rsplit('.', 1)[-1],
+                                 'name': '%s %s' % (name, subtest._subDescription()),
+                                 'status': 'fail',
+                                 'duration': round(time.monotonic() - self.t0, 6),
+                                 'reason': why})
+
     def addSkip(self, test, reason):
         super().addSkip(test, reason)
         self._add(test, 'skip', reason)
@@ -62,7 +76,7 @@ def main(argv):
     c = {'passed': sum(t['status'] == 'pass' for t in tests),
          'failed': sum(t['status'] == 'fail' for t in tests),
          'skipped': sum(t['status'] == 'skip' for t in tests)}
-    code = 1 if c['failed'] or not tests else 0
+    code = 1 if c['failed'] or not tests or not result.wasSuccessful() else 0
     with open(os.path.join(outdir, 'results.json'), 'w') as f:
         json.dump({'arch': 'host', 'variant': 'pipeline', 'exit_code': code,
                    'summary': c, 'tests': tests}, f, indent=1)

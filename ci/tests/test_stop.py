@@ -31,6 +31,11 @@ echo "not stopped"
 '''
 
 
+def default_signals():
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def alive(pid):
     try:
         with open('/proc/%d/stat' % pid) as f:
@@ -47,8 +52,11 @@ class StopOnSignal(unittest.TestCase):
         script = os.path.join(tmp.name, 'run.sh')
         with open(script, 'w') as f:
             f.write(RUN % {'stop': STOP, 'lock': lock, 'before': before})
+        # A shell cannot trap a signal ignored when it starts (nohup ignores
+        # SIGHUP, a background job SIGINT): the run under test starts with
+        # all three at their defaults, as from a terminal or a CI runner.
         p = subprocess.Popen(['bash', script], stdout=subprocess.PIPE, text=True,
-                             start_new_session=True)
+                             start_new_session=True, preexec_fn=default_signals)
         self.addCleanup(lambda: p.poll() is None and os.killpg(p.pid, signal.SIGKILL))
         pids = []
         for line in p.stdout:
