@@ -80,9 +80,9 @@ TEST(directory_lists_exactly_the_configured_entries)
 		bool have = nsfd_ns_have(e->type) == NSFD_YES;
 
 		EXPECT_EQ(seen[i], have) {
-			TH_LOG("%s: %s, but the kernel %s namespaces of that type (%s)",
+			TH_LOG("%s: %s, but the kernel %s that type (%s)",
 			       e->name, seen[i] ? "listed" : "not listed",
-			       have ? "has" : "has no",
+			       have ? "has" : "lacks",
 			       e->config ?: "always built in");
 		}
 	}
@@ -708,10 +708,10 @@ TEST(ns_get_parent_from_inside_child_pidns)
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_NE(WEXITSTATUS(status), 11) {
-		TH_LOG("NS_GET_PARENT of our own pid ns from inside it was not EPERM");
+		TH_LOG("NS_GET_PARENT of our pid ns, from inside: not EPERM");
 	}
 	EXPECT_NE(WEXITSTATUS(status), 13) {
-		TH_LOG("NS_GET_PARENT of a pid ns below ours did not give ours");
+		TH_LOG("NS_GET_PARENT of a pid ns below ours: not ours");
 	}
 	ASSERT_EQ(WEXITSTATUS(status), 0);
 }

@@ -610,7 +610,7 @@ TEST_F(sat, minus_one_matches_socket_over_triples)
 		    e2 = errno;
 
 		EXPECT_EQ(s1 >= 0, s2 >= 0) {
-			TH_LOG("(%d, 0x%x, %d): socket %d (%s), socketat %d (%s)",
+			TH_LOG("%d/%#x/%d: socket %d (%s), socketat %d (%s)",
 			       t[i].family, t[i].type, t[i].protocol, s1,
 			       strerror(e1), s2, strerror(e2));
 		}
@@ -652,7 +652,7 @@ TEST_F(sat, netns_fd_gives_the_targets_cookie)
 		__u64 cookie = cookie_of_new(self->a, t[i].family, t[i].type);
 
 		EXPECT_EQ(cookie, self->a_cookie) {
-			TH_LOG("family %d type %d: cookie %llu, target %llu, caller %llu",
+			TH_LOG("%d/%d: cookie %llu, target %llu, caller %llu",
 			       t[i].family, t[i].type,
 			       (unsigned long long)cookie,
 			       (unsigned long long)self->a_cookie,
@@ -1806,7 +1806,7 @@ TEST_F(sat, socket_keeps_its_netns_alive)
 	 */
 	why = nsfd_flush_netns_cleanup();
 	if (why)
-		TH_LOG("netns cleanup not flushed (%s): a lost reference may go unseen",
+		TH_LOG("netns cleanup not flushed (%s): a leak may pass",
 		       why);
 
 	/* Alive: the socket's netns still has the peer. */
@@ -2233,7 +2233,7 @@ TEST_F_TIMEOUT(sat, sweep_every_call_matches_socket_in_the_target, 180)
 				" %s (%d of %d pairs make a socket)",
 				x->fam[i]->name, x->fam[i]->ngood,
 				x->fam[i]->ngood + x->fam[i]->nbad);
-	ksft_print_msg("sweep: families:%s; out of range: -1 1000 INT_MAX INT_MIN\n",
+	ksft_print_msg("sweep: families:%s; bad: -1 1000 INT_MAX INT_MIN\n",
 		       line);
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -2247,7 +2247,7 @@ TEST_F_TIMEOUT(sat, sweep_every_call_matches_socket_in_the_target, 180)
 		const char *wrong = NULL;
 
 		if (!(calls & 255) && sweep_seconds(&t0) > SWEEP_MAX_SECONDS) {
-			ksft_print_msg("sweep: stopped at %d s, after %u calls\n",
+			ksft_print_msg("sweep: stopped at %d s, %u calls\n",
 				       SWEEP_MAX_SECONDS, calls);
 			break;
 		}
@@ -2282,15 +2282,15 @@ TEST_F_TIMEOUT(sat, sweep_every_call_matches_socket_in_the_target, 180)
 		}
 		errs[e < 256 ? e : 255]++;
 		if (wrong && mismatches++ < 10)
-			TH_LOG("call %u: socketat(%d [%s], %d, 0x%x, %d): %s, want %s: %s",
+			TH_LOG("%u: socketat(%d[%s],%d,%#x,%d) %s, not %s: %s",
 			       calls, n.fd, sweep_class_name[class], t.family,
 			       t.type, t.protocol, nsfd_errname(e),
 			       nsfd_errname(a ? a->err : n.err), wrong);
 	}
 
-	ksft_print_msg("sweep: %u calls, seed 0x%x, %.1f s, %u setns dances for the answers\n",
+	ksft_print_msg("sweep: %u calls, seed 0x%x, %.1f s, %u setns dances\n",
 		       calls, SWEEP_SEED, sweep_seconds(&t0), x->dances);
-	ksft_print_msg("sweep: %u sockets made (%.1f%% of the calls), %u mismatches\n",
+	ksft_print_msg("sweep: %u sockets (%.1f%% of calls), %u mismatches\n",
 		       made, calls ? 100.0 * made / calls : 0.0, mismatches);
 	len = 0;
 	for (i = 0; i < 256; i++)
