@@ -287,6 +287,8 @@ struct pin_kind {
 FIXTURE(pin) {
 	struct nsfd_child child;
 	char cg_name[32];	/* the cgroup that setup made, "" if none */
+	int cgns;		/* the cgroup namespace setup made it in */
+	pid_t setup_pid;
 };
 
 FIXTURE_VARIANT(pin) {
@@ -338,6 +340,8 @@ FIXTURE_SETUP(pin)
 
 	self->child.pid = 0;
 	self->cg_name[0] = '\0';
+	self->cgns = -1;
+	self->setup_pid = getpid();
 	/* assert_mark_is_there() asks NS_GET_NSTYPE and NS_GET_OWNER_UID. */
 	NSFD_SKIP_IF(return, nsfd_why_no_nsfs_ioctls());
 	NSFD_SKIP_IF(return, nsfd_why_not_root());
@@ -360,6 +364,8 @@ FIXTURE_SETUP(pin)
 		}
 		ASSERT_EQ(cgroup_v2_path(cgroup_before, sizeof(cgroup_before)),
 			  0);
+		self->cgns = nsfd_open_ns(0, "cgroup");
+		ASSERT_GE(self->cgns, 0);
 	}
 	if (variant->kind.read_back)
 		ASSERT_NE(variant->kind.read_back(), 0);
@@ -403,7 +409,16 @@ FIXTURE_TEARDOWN_PARENT(pin)
 	if (!self->cg_name[0])
 		return;
 	snprintf(dir, sizeof(dir), "%s/%s", PIN_CG_MOUNT, self->cg_name);
-	err = nsfd_private_mounts();
+	err = 0;
+	/*
+	 * A harness without a parent teardown (before 6.9) runs this in the
+	 * test's own process, which has joined the pinned cgroup namespace:
+	 * back to the one the cgroup was made in, or it is out of sight.
+	 */
+	if (getpid() == self->setup_pid && setns(self->cgns, CLONE_NEWCGROUP))
+		err = -errno;
+	if (!err)
+		err = nsfd_private_mounts();
 	if (!err)
 		err = pin_mount_cgroup2();
 	EXPECT_EQ(err, 0) {
