@@ -24,8 +24,10 @@ class Recorder(unittest.TextTestResult):
         self.t0 = time.monotonic()
         super().startTest(test)
 
-    def _add(self, test, status, reason=''):
+    def _add(self, test, status, reason='', subtest=None):
         cls, _, name = test.id().rpartition('.')
+        if subtest is not None:
+            name = '%s %s' % (name, subtest._subDescription())
         self.records.append({'source': 'pipeline', 'suite': cls.rsplit('.', 1)[-1],
                              'name': name, 'status': status,
                              'duration': round(time.monotonic() - self.t0, 6),
@@ -49,13 +51,8 @@ class Recorder(unittest.TextTestResult):
         # failure would be in no count.
         super().addSubTest(test, subtest, err)
         if err is not None:
-            cls, _, name = test.id().rpartition('.')
-            why = '%s: %s' % (err[0].__name__, (str(err[1]).splitlines() or [''])[0])
-            self.records.append({'source': 'pipeline', 'suite': cls.rsplit('.', 1)[-1],
-                                 'name': '%s %s' % (name, subtest._subDescription()),
-                                 'status': 'fail',
-                                 'duration': round(time.monotonic() - self.t0, 6),
-                                 'reason': why})
+            self._add(test, 'fail', '%s: %s' % (
+                err[0].__name__, (str(err[1]).splitlines() or [''])[0]), subtest)
 
     def addSkip(self, test, reason):
         super().addSkip(test, reason)
