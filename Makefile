@@ -1,10 +1,14 @@
 # nsfd: namespace file descriptors and socketat(2) on Linux 6.12, tested in
 # QEMU guests. The pipeline lives in ci/; see README.md.
 #
-#   make run    [ARCH=x86_64|riscv64] [DEBUG=1] [KERNEL_SRC=DIR] [CONFIG=NAME]
-#   make test   pipeline tests, x86_64, riscv64, x86_64 debug
+#   make run    [ARCH=x86_64|riscv64|arm64] [DEBUG=1] [KERNEL_SRC=DIR] [CONFIG=NAME]
+#   make test   pipeline tests, x86_64, riscv64, x86_64 debug, the config
+#               matrix, then make robot
 #   make check  the pipeline's own tests only (no kernel)
 #   make series the mailable series in out/series/, checkpatch --strict
+#   make robot  the mailed series on pristine 6.12 as a test robot runs it:
+#               run_kselftest.sh in a busybox rootfs, KUnit built in and as
+#               modules (ci/robot/run.sh; out/robot-x86_64/)
 #   make bench  socketat's cost in the x86_64 guest, out/x86_64/bench.json
 #   make bisect KERNEL_SRC=DIR GOOD=REV BAD=REV [ARCH=] [DEBUG=1] [TEST=RE]
 #               bisect DIR's history with nsfd's verdict (ci/bisect)
@@ -30,6 +34,9 @@ check:
 series:
 	@ci/make-series.sh
 
+robot:
+	@ci/nsfd robot $(ARCH)
+
 bench:
 	@ci/nsfd bench $(ARCH)
 
@@ -46,4 +53,4 @@ clean:
 distclean:
 	rm -rf build out
 
-.PHONY: run test check series bench bisect mutants clean distclean
+.PHONY: run test check series robot bench bisect mutants clean distclean

@@ -8,7 +8,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 pkgs="linux-source-6.12 make gcc libc6-dev bc flex bison libelf-dev libssl-dev
       cpio xz-utils ccache python3 python3-ply python3-git git rsync perl
-      qemu-system-data sparse mandoc python3-jsonschema python3-yaml procps"
+      qemu-system-data sparse mandoc python3-jsonschema python3-yaml procps
+      busybox-static kmod"
 for arch in "$@"; do
 	conf=$here/arch/$arch.conf
 	[ -f "$conf" ] || { echo "deps: no $conf; known arches: $(ls "$here/arch" | sed 's/\.conf$//' | xargs)" >&2; exit 2; }

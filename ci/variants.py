@@ -8,8 +8,8 @@ the top of a fresh checkout (as root on Debian 12) to produce them; its
 exit code is the variant's (0/1/125/2, README "Exit codes").
 
 The list is make test's (ci/nsfd, `test)`): the pipeline's own tests,
-x86_64, riscv64, the x86_64 debug kernel, then x86_64 with each config of
-kunit-configs/matrix/; then what only a CI matrix runs (CI_ONLY), because
+x86_64, riscv64, the x86_64 debug kernel, x86_64 with each config of
+kunit-configs/matrix/, then the robot run (ROBOT); then what only a CI matrix runs (CI_ONLY), because
 one machine running it after all the others would be too slow: arm64.
 Names are run_variant's: ARCH, then -debug, then -CONFIG. make check
 asserts that ci/nsfd's make test loop is make_test_variants() and that
@@ -34,6 +34,10 @@ def matrix_configs():
                   if f.endswith('.kunitconfig') and os.path.isfile(os.path.join(MATRIX, f)))
 
 
+# make test's last stage: the mailed series as a robot runs it
+# (ci/robot/run.sh), results in out/robot-x86_64/.
+ROBOT = ('robot-x86_64', 'ci/nsfd robot x86_64')
+
 # Kernels a CI matrix runs on a machine of their own and make test does
 # not: a cold arm64 build on the one machine make test uses would add
 # about as much as x86_64's (README, "arm64").
@@ -57,7 +61,7 @@ def command(arch, debug, config):
 
 def make_test_variants():
     """[(name, command)] of make test, in its order."""
-    return [PIPELINE] + [(name(*v), command(*v)) for v in kernel_variants()]
+    return [PIPELINE] + [(name(*v), command(*v)) for v in kernel_variants()] + [ROBOT]
 
 
 def variants():

@@ -96,6 +96,11 @@ class VariantList(unittest.TestCase):
     def test_make_test_runs_the_same_variants_in_the_same_order(self):
         branch, names = make_test_variants()
         want = [n for n, _ in variants.make_test_variants()]
+        # The robot run, after the loop.
+        self.assertRegex(branch, r'(?s)run_variant "\$a" "\$d" "\$c".*\n\t"\$ci/robot/run\.sh" x86_64\n'
+                                 r'\tresults\+=\("\$top/out/robot-x86_64/results\.json"\)')
+        self.assertEqual(variants.ROBOT, ('robot-x86_64', 'ci/nsfd robot x86_64'))
+        names.append(variants.ROBOT[0])
         self.assertEqual(['pipeline'] + names, want,
                          "make test's variants (ci/nsfd, test)) are not "
                          "ci/variants.py's make_test_variants(): " + FIX)
@@ -111,6 +116,10 @@ class VariantList(unittest.TestCase):
             words = command.split()
             self.assertTrue(os.access(os.path.join(TOP, words[0]), os.X_OK), command)
             if name == 'pipeline':
+                continue
+            if words[:2] == ['ci/nsfd', 'robot']:
+                self.assertEqual(name, 'robot-' + words[2], command)
+                self.assertTrue(os.path.isfile(os.path.join(CI, 'robot', words[2] + '.config')))
                 continue
             self.assertEqual(words[:2], ['ci/nsfd', 'run'], command)
             arch, rest = words[2], words[3:]

@@ -1,0 +1,305 @@
+#!/usr/bin/env python3
+"""make robot's verdict, from the robot boot's console alone.
+
+usage:
+  ci/robot/verdict.py OUTDIR TOP ARCH
+      OUTDIR/results.json, kselftest.ktap, kunit.ktap, junit.xml and
+      kcidb.json from OUTDIR/stages.tsv, config-misses.tsv, console.log and
+      identity-kernel.json; prints each failure, then the summary line;
+      exits 0 passed, 1 failed, 2 environment (README, "Exit codes").
+  ci/robot/verdict.py --config-misses NSFD_CONFIG DOT_CONFIG
+      each symbol NSFD_CONFIG sets that DOT_CONFIG does not have as asked,
+      "SYMBOL<TAB>asked<TAB>got" a line.
+
+The console holds, in order (ci/robot/init): the kernel's banner; the
+output of kselftest's own runner, run_kselftest.sh -c nsfd, between
+"robot: run_kselftest.sh begin" and "robot: run_kselftest.sh exit N"; the
+modprobe of every module; the kernel log (dmesg) between "robot: dmesg
+begin" and "robot: dmesg end", which carries the KTAP of the built-in KUnit
+suites (printed at boot) and then of each module loaded; "robot: done".
+
+The runner prints TAP 13 with each program's own output prefixed "# "
+(kselftest/runner.sh): the lines of a program, from its "# selftests:
+DIR: NAME" header to its "ok|not ok N selftests: DIR: NAME" line, are its
+subtest, unprefixed and indented here so that ci/ktap.py parses them as
+one. Its "# TIMEOUT N seconds" and "# exit=N" directives stay the
+program's result reasons.
+"""
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CI = os.path.dirname(HERE)
+sys.path.insert(0, CI)
+
+import console  # noqa: E402
+import identity  # noqa: E402
+import kcidb  # noqa: E402
+import ktap  # noqa: E402
+import report  # noqa: E402
+
+RUNNER_BEGIN = 'robot: run_kselftest.sh begin'
+RUNNER_EXIT = re.compile(r'^robot: run_kselftest\.sh exit (\d+)$')
+DMESG_BEGIN, DMESG_END = 'robot: dmesg begin', 'robot: dmesg end'
+MODPROBE_MARK = 'robot: modprobe begin'
+DONE = 'robot: done'
+HEADER = re.compile(r'^# selftests: (\S+): (\S+)$')
+UPTIME = re.compile(r'^robot: uptime (\d+\.\d+)$')
+CONFIG_LINE = re.compile(r'^(CONFIG_\w+)=(.*)$')
+NOT_SET = re.compile(r'^# (CONFIG_\w+) is not set$')
+
+
+def config_values(path):
+    vals = {}
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            m = CONFIG_LINE.match(line)
+            if m:
+                vals[m.group(1)] = m.group(2)
+            m = NOT_SET.match(line)
+            if m:
+                vals[m.group(1)] = 'n'
+    return vals
+
+
+def config_misses(asked_path, dot_config):
+    """[(symbol, asked, got)] for what ASKED_PATH sets and .config lacks."""
+    asked, got = config_values(asked_path), config_values(dot_config)
+    return [(s, v, got.get(s, 'n')) for s, v in asked.items() if got.get(s, 'n') != v]
+
+
+def lines_of(text):
+    return [ln.rstrip('\r') for ln in text.splitlines()]
+
+
+def runner_tap(lines):
+    """The runner's TAP as (seconds, line) pairs with each program's
+    output as an indented subtest, the runner's exit status (None: the
+    runner never ended) and the seconds of each program and of the whole
+    collection ({'nsfd:prog': s, '': s}), from ci/robot/init's "robot:
+    uptime" lines."""
+    out, status, inside, prog = [], None, False, False
+    now, began, seconds, first = None, None, {}, None
+    for ln in lines:
+        if not inside:
+            inside = ln == RUNNER_BEGIN
+            continue
+        m = UPTIME.match(ln)
+        if m:
+            now = float(m.group(1))
+            first = now if first is None else first
+            continue
+        m = RUNNER_EXIT.match(ln)
+        if m:
+            status = int(m.group(1))
+            if now is not None and first is not None:
+                seconds[''] = round(now - first, 1)
+            break
+        m = HEADER.match(ln)
+        if m:
+            prog, began = True, now
+            out.append((now, ln))
+            continue
+        if prog and (ln.startswith('# ') or ln == '#'):
+            out.append((None, '  ' + ln[2:]))
+        elif ktap.is_ktap(ln):
+            r = ktap.RESULT.match(ln)
+            if r:
+                prog = False
+                name = r.group(3).strip()
+                if name.startswith('selftests: ') and began is not None and now is not None:
+                    seconds[name[len('selftests: '):].replace(': ', ':')] = round(now - began, 1)
+            out.append((now if r else None, ln))
+    return out, status, seconds
+
+
+def between(lines, begin, end):
+    """The lines after BEGIN and before END (or to the last line)."""
+    if begin not in lines:
+        return [], False
+    rest = lines[lines.index(begin) + 1:]
+    return (rest[:rest.index(end)], True) if end in rest else (rest, False)
+
+
+def kunit_streams(dmesg):
+    """[(how, [(t, line)])]: the boot's built-in suites, then each module's
+    KTAP, split at each top-level version line of the kernel log."""
+    text = '\n'.join(dmesg)
+    cut = text.find(MODPROBE_MARK)
+    parts = [('built-in', text if cut < 0 else text[:cut]),
+             ('module', '' if cut < 0 else text[cut:])]
+    streams = []
+    for how, part in parts:
+        cur = None
+        for t, line in ktap.extract(part, 'kunit'):
+            if ktap.VERSION.match(line):
+                cur = []
+                streams.append((how, cur))
+            if cur is not None:
+                cur.append((t, line))
+    return streams
+
+
+def settings_timeout(top):
+    """selftests/nsfd/settings' timeout=, kselftest's 45 s without one."""
+    text = report.read(os.path.join(top, 'selftests', 'nsfd', 'settings')) or ''
+    m = re.search(r'^timeout=(\d+)', text, re.M)
+    return int(m.group(1)) if m else 45
+
+
+def series_files(top):
+    with open(os.path.join(top, 'patches', 'series')) as f:
+        return [ln.split('#')[0].split()[0] for ln in f if ln.split('#')[0].strip()]
+
+
+def checkout_facts(top):
+    """(kernel, build) of results.json naming what a make run variant names
+    (ci/nsfd's report and write_build_info): the tarball the tree was
+    unpacked from, its version, the patch ids of patches/series and their
+    digest. So KCIDB puts the robot's results under the same checkout and
+    ci/nsfd merge takes them beside the variants'."""
+    digest, series = hashlib.sha256(), []
+    with open(os.path.join(top, 'patches', 'series'), 'rb') as f:
+        digest.update(f.read())
+    for name in series_files(top):
+        with open(os.path.join(top, 'patches', name), 'rb') as f:
+            body = f.read()
+        digest.update(body)
+        pid = subprocess.run(['git', 'patch-id', '--stable'], input=body,
+                             capture_output=True, check=True).stdout.split()
+        series.append({'patch': name, 'patch_id': pid[0].decode() if pid else ''})
+    src = os.path.join(top, 'build', 'robot', 'src')
+    run = subprocess.run(['make', '-s', '-C', src, 'kernelversion'], capture_output=True,
+                         text=True)
+    tree = (report.read(os.path.join(top, 'build', 'patched', 'src', '.git', 'nsfd-source'))
+            or 'unknown').strip()
+    head = subprocess.run(['git', '-C', src, 'rev-parse', 'HEAD'], capture_output=True,
+                          text=True).stdout.strip() or 'unknown'
+    kernel = {'version': run.stdout.strip() if run.returncode == 0 else 'unknown',
+              'source': '/usr/src/linux-source-6.12.tar.xz + the mail of patches/series '
+                        '(ci/mail-series.sh), git am',
+              'series': series}
+    build = {'tree': tree, 'tree_commit': head, 'series_digest': digest.hexdigest(),
+             'kernel_config': 'build/robot/<arch>/kernel/.config'}
+    return kernel, build
+
+
+def fail(suite, name, reason):
+    return report.fail('robot', suite, name, reason)
+
+
+def judge(outdir, top, arch):
+    stages = report.read_stages(os.path.join(outdir, 'stages.tsv'))
+    by = {s['stage']: s for s in stages}
+    tests, notes = [], []
+    misses = report.read(os.path.join(outdir, 'config-misses.tsv')) or ''
+    for line in misses.splitlines():
+        sym, asked, got = (line.split('\t') + ['', ''])[:3]
+        tests.append(fail('config', 'config.' + sym,
+                          'tools/testing/selftests/nsfd/config asks %s=%s, the robot kernel '
+                          'has %s: the file lacks what it depends on' % (sym, asked, got)))
+    text = report.read(os.path.join(outdir, 'console.log'))
+    wrong = None
+    if 'boot' in by and text is not None:
+        lines = lines_of(text)
+        # The boot's own lines: the kernel log printed again after them
+        # repeats the banner.
+        boot = text.split('\n' + DMESG_BEGIN + '\n')[0]
+        with open(os.path.join(outdir, 'identity-kernel.json')) as f:
+            wrong = identity.check(boot, json.load(f))
+        tap, status, seconds = runner_tap(lines)
+        ks = [report.kselftest_name(r) for r in ktap.results(tap, 'kselftest')]
+        tests += ks
+        report.write_ktap(os.path.join(outdir, 'kselftest.ktap'), tap)
+        if status is None:
+            tests.append(fail('job', 'run_kselftest.sh',
+                              'the runner never ended (%s)' % by['boot']['status']))
+        have = {t['suite'] for t in ks}
+        for prog in report.expected_kselftests(top):
+            if 'nsfd:' + prog not in have:
+                tests.append(fail('job', 'expected.kselftest.' + prog,
+                                  'kselftest %s did not run' % prog))
+        dmesg, whole = between(lines, DMESG_BEGIN, DMESG_END)
+        streams = kunit_streams(dmesg)
+        kunit = []
+        for how, stream in streams:
+            for r in ktap.results(stream, 'kunit'):
+                r['how'] = how
+                kunit.append(r)
+        tests += kunit
+        report.write_ktap(os.path.join(outdir, 'kunit.ktap'),
+                          report.merged_ktap([s for _, s in streams]))
+        have = {t['suite'] for t in kunit if t['how'] == 'built-in'}
+        for suite in report.expected_kunit_suites(top):
+            if suite not in have:
+                tests.append(fail('job', 'expected.kunit.' + suite,
+                                  'KUnit suite %s did not run at boot' % suite))
+        if not whole:
+            tests.append(fail('job', 'dmesg', 'the console has no whole kernel log'))
+        if DONE not in lines:
+            tests.append(fail('job', 'done', 'the job stopped before "%s"' % DONE))
+        for n, kind, line in console.findings(text):
+            tests.append(report.fail('console', 'console.log', '%s:%d' % (kind, n), line[:300]))
+        modules = sum(1 for how, _ in streams if how == 'module')
+        notes.append('%d KUnit module stream%s' % (modules, '' if modules == 1 else 's'))
+        progs = {k: v for k, v in seconds.items() if k}
+        if '' in seconds and progs:
+            slow = max(progs, key=progs.get)
+            notes.append('run_kselftest.sh -c nsfd took %.1f s; the slowest program, %s, '
+                         '%.1f s of its %s s timeout' % (seconds[''], slow, progs[slow],
+                                                        settings_timeout(top)))
+    code = report.exit_code(stages, tests)
+    unbuilt = report.not_built(stages, outdir, 'robot-' + arch)
+    if wrong:
+        tests, code = [], report.EXIT_ENV
+        unbuilt.append('nsfd: robot-%s: identity: console.log: %s' % (arch, wrong))
+    c = report.counts(tests)
+    kernel, build = checkout_facts(top)
+    doc = {'arch': arch, 'variant': 'robot-' + arch, 'kernel': kernel,
+           'patched': True, 'build': build, 'judged': {'proven': wrong is None and 'boot' in by},
+           'identity_errors': [{'console': 'console.log', 'error': wrong}] if wrong else [],
+           'exit_code': code, 'summary': c, 'not_built': unbuilt, 'notes': notes,
+           'kselftest_seconds': seconds if text is not None and 'boot' in by else {},
+           'stages': stages, 'tests': tests}
+    with open(os.path.join(outdir, 'results.json'), 'w') as f:
+        json.dump(doc, f, indent=1)
+        f.write('\n')
+    report.junit(tests, os.path.join(outdir, 'junit.xml'), 'nsfd robot-' + arch)
+    kcidb.write(outdir)
+    for t in tests:
+        if t['status'] == 'fail':
+            print('nsfd: robot-%s: FAIL %s: %s %s' % (arch, t['suite'], t['name'], t['reason']))
+    for line in unbuilt:
+        print(line)
+    for note in notes:
+        print('nsfd: robot-%s: %s' % (arch, note))
+    print(report.summary_line(c))
+    return code
+
+
+def main(argv):
+    if len(argv) == 4 and argv[1] == '--config-misses':
+        for sym, asked, got in config_misses(argv[2], argv[3]):
+            print('%s\t%s\t%s' % (sym, asked, got))
+        return 0
+    if len(argv) == 4:
+        try:
+            return judge(*argv[1:])
+        except Exception as e:  # noqa: BLE001 - no verdict is exit 2, never 1 or 0
+            print('nsfd: robot: the verdict could not be written (%s: %s): a bug in '
+                  'ci/robot/verdict.py; the console is in %s/console.log' % (
+                      type(e).__name__, e, argv[1]))
+            print(report.summary_line({'passed': 0, 'failed': 0, 'skipped': 0}))
+            return report.EXIT_ENV
+    print(__doc__.strip().splitlines()[2], file=sys.stderr)
+    return 2
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
