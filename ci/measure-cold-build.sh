@@ -15,6 +15,10 @@
 # plain ccache in a cache of their own, so that one run gives the ratios
 # before and after ci/cc-ccache against the same kunit.py build.
 #
+# MEASURE_ALSO=ARCH2 adds, last, nsfd's ARCH2 kernel built cold the same
+# way (ccache off), and its time as a ratio to nsfd's ARCH kernel of the
+# same run (README: arm64's cost beside x86_64's).
+#
 # usage: ci/measure-cold-build.sh [ARCH]   (after make run has prepared the tree)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,20 +30,34 @@ work=$top/build/measure
 rm -rf "$work"; mkdir -p "$work"
 export PYTHONDONTWRITEBYTECODE=1
 cross=(); [ -n "$CROSS_COMPILE" ] && cross=(--cross_compile="$CROSS_COMPILE")
-frags=(nsfd guest lean)
-[ -f "$top/kunit-configs/$arch.kunitconfig" ] && frags+=("$arch")
-python3 "$top/ci/merge-kunitconfig.py" "$work/nsfd.kunitconfig" \
-	$(printf "$top/kunit-configs/%s.kunitconfig " "${frags[@]}")
+# nsfd_kunitconfig ARCH DEST: the fragments an ARCH variant merges.
+nsfd_kunitconfig() {
+	local frags=(nsfd guest lean)
+	[ -f "$top/kunit-configs/$1.kunitconfig" ] && frags+=("$1")
+	python3 "$top/ci/merge-kunitconfig.py" "$2" \
+		$(printf "$top/kunit-configs/%s.kunitconfig " "${frags[@]}")
+}
+nsfd_kunitconfig "$arch" "$work/nsfd.kunitconfig"
 declare -A secs objs
 kcc=$("$top/ci/nsfd" cc "$arch" | sed -n 's/^CC=//p')
 [ -n "${MEASURE_CC:-}" ] && kcc="$MEASURE_CC ${CROSS_COMPILE}gcc"
 builds=(kunit-default nsfd nsfd-ccache nsfd-warm)
 [ "${MEASURE_BEFORE:-0}" = 1 ] && builds+=(plainccache plainccache-warm)
+also=${MEASURE_ALSO:-}
+if [ -n "$also" ]; then
+	[ -f "$top/ci/arch/$also.conf" ] || { echo "measure: no ci/arch/$also.conf" >&2; exit 2; }
+	builds+=("nsfd-$also")
+	nsfd_kunitconfig "$also" "$work/nsfd-$also.kunitconfig"
+fi
 for which in "${builds[@]}"; do
 	cfg=$src/tools/testing/kunit/configs/default.config
 	[ $which != kunit-default ] && cfg=$work/nsfd.kunitconfig
 	cc=(); export CCACHE_DISABLE=1
 	case $which in
+	nsfd-"$also")
+		. "$top/ci/arch/$also.conf"
+		cross=(); [ -n "$CROSS_COMPILE" ] && cross=(--cross_compile="$CROSS_COMPILE")
+		cfg=$work/nsfd-$also.kunitconfig ;;
 	nsfd-ccache|nsfd-warm)
 		unset CCACHE_DISABLE
 		export CCACHE_DIR=$work/ccache CCACHE_DEPEND=1 CCACHE_BASEDIR=$work
@@ -72,4 +90,9 @@ if [ "${MEASURE_BEFORE:-0}" = 1 ]; then
 		-v c="${secs[nsfd-ccache]}" -v d="${secs[nsfd-warm]}" 'BEGIN {
 		printf "measure: before ci/cc-ccache (plain ccache) / kunit default: cold %.2fx, warm %.2fx\n", a / b, w / b
 		printf "measure: after (ci/cc-ccache) / kunit default: cold %.2fx, warm %.2fx\n", c / b, d / b }'
+fi
+if [ -n "$also" ]; then
+	awk -v a="${secs[nsfd-$also]}" -v b="${secs[nsfd]}" -v k="${secs[kunit-default]}" \
+		-v c="${objs[nsfd-$also]}" -v d="${objs[nsfd]}" -v x="$also" -v y="$arch" \
+		'BEGIN { printf "measure: nsfd %s / nsfd %s, cold: %.2fx the time (%.2fx kunit default), %.2fx the objects\n", x, y, a / b, a / k, c / d }'
 fi
