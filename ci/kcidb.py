@@ -140,6 +140,19 @@ def patches(results):
     return (results.get('kernel') or {}).get('series') or []
 
 
+def patchset_hash(results):
+    """KCIDB's patchset_hash: sha256 over the newline-terminated sha256 of
+    each patch, in order ("sha256sum *.patch | cut -c-64 | sha256sum");
+    '' for a tree tested without patches (KERNEL_SRC), None when a patch's
+    own hash is not known (results of an older nsfd)."""
+    series = patches(results)
+    if not results.get('patched', bool(series)) and not series:
+        return ''
+    if not series or not all(p.get('sha256') for p in series):
+        return None
+    return hashlib.sha256(''.join(p['sha256'] + '\n' for p in series).encode()).hexdigest()
+
+
 def checkout_id(results):
     ids = [p.get('patch_id', '')[:12] for p in patches(results)]
     return '%s:%s' % (ORIGIN, '+'.join([checkout_base(results)] + ids))
@@ -165,6 +178,9 @@ def checkout(results):
     }
     if re.fullmatch(r'[0-9a-f]{40}', build.get('tree', '')):
         doc['git_commit_hash'] = build['tree']
+    hashed = patchset_hash(results)
+    if hashed is not None:
+        doc['patchset_hash'] = hashed
     tree = stage(results, 'tree')
     if tree:
         doc['valid'] = tree.get('status') == 'ok'

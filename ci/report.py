@@ -29,6 +29,7 @@ did not build is not counted as a failed test.
 
 import argparse
 import glob
+import hashlib
 import json
 import os
 import re
@@ -483,6 +484,18 @@ def summary_line(c):
     return 'nsfd: %d passed, %d failed, %d skipped' % (c['passed'], c['failed'], c['skipped'])
 
 
+def patch_entry(top, name, patch_id):
+    """A patch of patches/series as results.json names it: its file, its
+    git patch-id and the sha256 of the file (KCIDB's patchset_hash)."""
+    entry = {'patch': name, 'patch_id': patch_id}
+    try:
+        with open(os.path.join(top, 'patches', name), 'rb') as f:
+            entry['sha256'] = hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        pass
+    return entry
+
+
 def cmd_variant(a):
     stages = read_stages(os.path.join(a.outdir, 'stages.tsv'))
     by = {s['stage']: s for s in stages}
@@ -508,7 +521,7 @@ def cmd_variant(a):
     build = json.loads(read(os.path.join(a.outdir, 'build-info.json')) or '{}')
     j = judged(a.outdir, build)
     j['proven'] = not wrong
-    patches = [dict(zip(('patch', 'patch_id'), p.split('=', 1))) for p in a.patch]
+    patches = [patch_entry(a.sources, *p.split('=', 1)) for p in a.patch]
     doc = {
         'arch': a.arch, 'variant': a.variant,
         'kernel': {'version': a.kernel_version, 'source': a.kernel_source,

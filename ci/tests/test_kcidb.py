@@ -92,6 +92,25 @@ class Document(SchemaCase):
         self.assertEqual(build['compiler'], 'gcc (Debian 12.2.0-14+deb12u1) 12.2.0')
         self.assertEqual(build['duration'], 91.4)
 
+    def test_patchset_hash_is_kcidbs_over_the_series_files(self):
+        top = os.path.dirname(CI)
+        with open(os.path.join(top, 'patches', 'series')) as f:
+            series = [ln.split()[0] for ln in f if ln.strip() and not ln.startswith('#')]
+        entries = [report.patch_entry(top, name, 'id') for name in series]
+        doc = {'patched': True, 'kernel': {'series': entries}}
+        names = [os.path.join(top, 'patches', name) for name in series]
+        # The schema's own recipe: sha256sum *.patch | cut -c-64 | sha256sum.
+        run = subprocess.run(['bash', '-c', 'sha256sum "$@" | cut -c-64 | sha256sum | cut -c-64',
+                              'hash'] + names, capture_output=True, text=True, check=True)
+        self.assertRegex(run.stdout, '^[0-9a-f]{64}\n$')
+        self.assertEqual(kcidb.patchset_hash(doc), run.stdout.strip())
+        self.assertEqual(len(series), 3)
+        # A tree tested without patches: the empty string; a patch whose
+        # file hash is unknown: no field rather than a wrong one.
+        self.assertEqual(kcidb.patchset_hash({'patched': False, 'kernel': {'series': []}}), '')
+        entries[1].pop('sha256')
+        self.assertIsNone(kcidb.patchset_hash(doc))
+
     def test_variants_of_one_run_share_the_checkout_and_name_their_config(self):
         docs = {n: kcidb.from_dir(variant(n)) for n in GREEN}
         self.assertEqual({d['checkouts'][0]['id'] for d in docs.values()}, {CHECKOUT})
