@@ -18,7 +18,7 @@ rm -rf "$root"
 mkdir -p "$root"/{bin,sbin,lib,dev,proc,sys,run,tmp,opt,etc,usr/bin,usr/sbin} "$root/lib/$triplet"
 cp /bin/busybox "$root/bin/busybox"
 # NSFD_ROBOT_INIT: another init (another robot's mounts) in place of ours.
-cp "${NSFD_ROBOT_INIT:-$here/init}" "$root/init"
+install -m 0755 "${NSFD_ROBOT_INIT:-$here/init}" "$root/init"
 cp -a "$ksft" "$root/opt/kselftest"
 echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
 echo "nobody:x:65534:65534:nobody:/nonexistent:/bin/false" >>"$root/etc/passwd"
