@@ -207,7 +207,10 @@ def judge(outdir, top, arch):
                           'has %s: the file lacks what it depends on' % (sym, asked, got)))
     text = report.read(os.path.join(outdir, 'console.log'))
     wrong = None
-    if 'boot' in by and text is not None:
+    # QEMU that never started a kernel judged nothing: the boot stage's
+    # env-error is the verdict (2), not the tests it never ran.
+    booted = 'boot' in by and by['boot']['status'] != 'env-error'
+    if booted and text is not None:
         lines = lines_of(text)
         # The boot's own lines: the kernel log printed again after them
         # repeats the banner.
@@ -263,10 +266,10 @@ def judge(outdir, top, arch):
     c = report.counts(tests)
     kernel, build = checkout_facts(top)
     doc = {'arch': arch, 'variant': 'robot-' + arch, 'kernel': kernel,
-           'patched': True, 'build': build, 'judged': {'proven': wrong is None and 'boot' in by},
+           'patched': True, 'build': build, 'judged': {'proven': wrong is None and booted},
            'identity_errors': [{'console': 'console.log', 'error': wrong}] if wrong else [],
            'exit_code': code, 'summary': c, 'not_built': unbuilt, 'notes': notes,
-           'kselftest_seconds': seconds if text is not None and 'boot' in by else {},
+           'kselftest_seconds': seconds if text is not None and booted else {},
            'stages': stages, 'tests': tests}
     with open(os.path.join(outdir, 'results.json'), 'w') as f:
         json.dump(doc, f, indent=1)

@@ -86,7 +86,9 @@ class Verdict(unittest.TestCase):
                                  capture_output=True, text=True, timeout=60)
             with open(os.path.join(d, 'results.json')) as f:
                 doc = json.load(f)
-            for name in ('kselftest.ktap', 'kunit.ktap', 'junit.xml', 'kcidb.json'):
+            booted = '\tenv-error\t' not in stages
+            for name in ('kselftest.ktap', 'kunit.ktap')[:2 if booted else 0] + \
+                    ('junit.xml', 'kcidb.json'):
                 self.assertTrue(os.path.exists(os.path.join(d, name)), name)
         self.assertEqual(run.stdout.splitlines()[-1], report.summary_line(doc['summary']))
         self.assertEqual(run.returncode, doc['exit_code'], run.stdout + run.stderr)
@@ -186,6 +188,15 @@ class Verdict(unittest.TestCase):
         code, doc, out = self.judge(console(banner=BANNER.replace('#1', '#2')))
         self.assertEqual((code, doc['tests']), (2, []))
         self.assertIn('identity', out)
+
+    def test_qemu_that_never_started_a_kernel_is_exit_2_not_a_failure(self):
+        code, doc, out = self.judge(
+            'qemu-system-x86_64: -accel kvm: failed to initialize kvm: No such file or directory\n',
+            stages='boot\tenv-error\t0.1\tqemu-system-x86_64 exit 1 before a kernel booted\n')
+        self.assertEqual((code, doc['tests']), (2, []))
+        self.assertIn('environment error: qemu-system-x86_64 exit 1 before a kernel booted', out)
+        # The reason is QEMU's, not an identity proof that had no kernel to judge.
+        self.assertNotIn('identity', out)
 
     def test_a_verdict_that_raises_is_exit_2(self):
         with tempfile.TemporaryDirectory() as d:
