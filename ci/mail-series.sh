@@ -19,13 +19,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 src=$top/build/patched/src
 out=$top/out/series
 
-# The build lock: taken here unless the caller (make-series.sh, the robot)
-# holds it on fd 9 already, which this process then shares.
-mkdir -p "$top/build"
-if ! { true >&9; } 2>/dev/null; then
-	exec 9>"$top/build/.lock"
-fi
-flock -w 3600 9 || { echo "series: $top/build/.lock is held by a run" >&2; exit 2; }
+. "$top/ci/build-lock.sh"
+hold_build_lock "$top" || { echo "series: $top/build/.lock is held by a run" >&2; exit 2; }
 "$top/ci/prepare-tree.sh" "$src" || exit 2
 
 # The mailed test patches also carry what make run does without: their

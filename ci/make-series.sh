@@ -19,8 +19,6 @@
 #
 # usage: ci/make-series.sh
 set -euo pipefail
-# A failure inside $(...) must stop the script too (an empty MAINTAINERS
-# must never be mailed).
 shopt -s inherit_errexit
 rc=0
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,9 +26,8 @@ src=$top/build/patched/src
 out=$top/out/series
 bc=$top/build/series-check
 
-mkdir -p "$top/build"
-exec 9>"$top/build/.lock"
-flock -w 3600 9 || { echo "series: $top/build/.lock is held by a run" >&2; exit 2; }
+. "$top/ci/build-lock.sh"
+hold_build_lock "$top" || { echo "series: $top/build/.lock is held by a run" >&2; exit 2; }
 command -v sparse >/dev/null || { echo "series: sparse is missing (apt-get install sparse)" >&2; exit 2; }
 "$top/ci/mail-series.sh" || rc=$?
 [ "$rc" = 2 ] && exit 2

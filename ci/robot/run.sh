@@ -38,6 +38,7 @@ ci=$(dirname "$robot")
 top=$(dirname "$ci")
 . "$ci/stop-on-signal.sh"
 . "$ci/stages.sh"
+. "$ci/build-lock.sh"
 export PYTHONDONTWRITEBYTECODE=1
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$top/build}
@@ -74,16 +75,8 @@ t=$(now)
 log "deps: checking packages"
 interruptible "$ci/deps.sh" "$arch" || env_exit "deps: failed; see the apt-get output above"
 
-# The build lock: make test, which runs this as its last stage, holds it
-# on fd 9 already, and this process shares it.
-mkdir -p "$top/build"
-if ! { true >&9; } 2>/dev/null; then
-	exec 9>"$top/build/.lock"
-fi
-if ! flock -n 9; then
-	log "waiting for another nsfd run to release $top/build/.lock"
-	flock -w 3600 9 || env_exit "$top/build/.lock still held after an hour: is an nsfd run stuck?"
-fi
+# make test, which runs this as its last stage, passes its lock down.
+hold_build_lock "$top" || env_exit "$top/build/.lock still held after an hour: is an nsfd run stuck?"
 
 # 1. The mail.
 t=$(now)
@@ -127,23 +120,33 @@ stage_end "$out" apply ok "$t" "${#mails[@]} patches on $(g log -1 --format='%h 
 mk() { make -C "$src" O="$kdir" ARCH="$LINUX_ARCH" CROSS_COMPILE="$CROSS_COMPILE" \
 	CC="$ci/cc-ccache ${CROSS_COMPILE}gcc" "$@"; }
 
-# 3. The config, written only when it changes (the build stays incremental).
+# 3. The config, made again only when its inputs change (the tree as
+# applied, the two fragments), and written to the build only when it
+# differs (the build stays incremental).
 t=$(now)
-# In a directory of its own, kept (its kconfig tools are built once).
 cfgdir=$bld/$arch/config
-rm -f "$cfgdir/.config"; mkdir -p "$cfgdir" "$kdir"
+mkdir -p "$cfgdir" "$kdir"
 nsfd_config=$src/tools/testing/selftests/nsfd/config
-{
+inputs=$({ g rev-parse HEAD; cat "$robot/$arch.config" "$nsfd_config"; } | sha256sum | cut -c1-16)
+made="inputs unchanged, not made again"
+if [ -f "$cfgdir/.config" ] && [ "$(cat "$cfgdir/.inputs" 2>/dev/null)" = "$inputs" ]; then
+	:
+elif rm -f "$cfgdir/.config" "$cfgdir/.inputs" && {
 	make -C "$src" O="$cfgdir" ARCH="$LINUX_ARCH" CROSS_COMPILE="$CROSS_COMPILE" tinyconfig &&
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$cfgdir" "$cfgdir/.config" \
 		"$robot/$arch.config" "$nsfd_config" &&
 	make -C "$src" O="$cfgdir" ARCH="$LINUX_ARCH" CROSS_COMPILE="$CROSS_COMPILE" olddefconfig
-} >"$out/config.log" 2>&1 || { stage_end "$out" config env-error "$t" "see out/$variant/config.log"; verdict; }
+} >"$out/config.log" 2>&1; then
+	echo "$inputs" >"$cfgdir/.inputs"
+	made="tinyconfig + ci/robot/$arch.config + selftests/nsfd/config"
+else
+	stage_end "$out" config env-error "$t" "see out/$variant/config.log"; verdict
+fi
 cmp -s "$cfgdir/.config" "$kdir/.config" || cp "$cfgdir/.config" "$kdir/.config"
 # What the nsfd config asks for and did not get, one "SYMBOL asked got" a
 # line: the verdict fails each (config.SYMBOL).
 python3 "$robot/verdict.py" --config-misses "$nsfd_config" "$kdir/.config" >"$out/config-misses.tsv"
-stage_end "$out" config ok "$t" "tinyconfig + ci/robot/$arch.config + selftests/nsfd/config; $(wc -l <"$out/config-misses.tsv") symbols not as asked"
+stage_end "$out" config ok "$t" "$made; $(wc -l <"$out/config-misses.tsv") symbols not as asked"
 
 # 4. The kernel and its modules.
 t=$(now)

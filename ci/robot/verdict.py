@@ -173,8 +173,7 @@ def checkout_facts(top):
         digest.update(body)
         pid = subprocess.run(['git', 'patch-id', '--stable'], input=body,
                              capture_output=True, check=True).stdout.split()
-        series.append({'patch': name, 'patch_id': pid[0].decode() if pid else '',
-                       'sha256': hashlib.sha256(body).hexdigest()})
+        series.append(report.patch_entry(top, name, pid[0].decode() if pid else ''))
     src = os.path.join(top, 'build', 'robot', 'src')
     run = subprocess.run(['make', '-s', '-C', src, 'kernelversion'], capture_output=True,
                          text=True)

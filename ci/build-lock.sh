@@ -1,0 +1,16 @@
+# Sourced by ci/nsfd, ci/robot/run.sh, ci/mail-series.sh and
+# ci/make-series.sh: one build at a time in a checkout (build/.lock).
+#
+# hold_build_lock TOP: hold TOP/build/.lock on fd 9, waiting up to an hour
+# for a run that holds it; 1 if it is still held then. A caller that holds
+# the lock already (make test running the robot, make series writing the
+# mail) passes fd 9 down: the same open file, so flock succeeds at once.
+hold_build_lock() {
+	local lock=$1/build/.lock
+	mkdir -p "$1/build"
+	[ "$(readlink "/proc/$$/fd/9" 2>/dev/null)" = "$(realpath -m "$lock")" ] ||
+		exec 9>"$lock"
+	flock -n 9 && return 0
+	echo "nsfd: waiting for another nsfd run to release $lock"
+	flock -w 3600 9
+}
