@@ -11,7 +11,7 @@
 #               modules (ci/robot/run.sh; out/robot-x86_64/)
 #   make bench  socketat's cost in the x86_64 guest, out/x86_64/bench.json
 #   make bisect KERNEL_SRC=DIR GOOD=REV BAD=REV [ARCH=] [DEBUG=1] [TEST=RE]
-#               bisect DIR's history with nsfd's verdict (ci/bisect)
+#               bisect DIR's history with nsfd's verdict (ci/bisect/bisect.sh)
 #   make mutants [MUTANT=glob]
 #               the mutation campaign of ci/mutants/ on x86_64 (not part
 #               of make test; ci/mutants/README)
@@ -32,7 +32,7 @@ check:
 	@python3 -B ci/tests/run.py out/pipeline
 
 series:
-	@ci/make-series.sh
+	@ci/series/make.sh
 
 robot:
 	@ci/nsfd robot $(ARCH)
@@ -41,7 +41,7 @@ bench:
 	@ci/nsfd bench $(ARCH)
 
 bisect:
-	@ci/bisect --kernel-src "$(KERNEL_SRC)" --good "$(GOOD)" --bad "$(BAD)" --arch $(ARCH) \
+	@ci/bisect/bisect.sh --kernel-src "$(KERNEL_SRC)" --good "$(GOOD)" --bad "$(BAD)" --arch $(ARCH) \
 		$(if $(filter 1 y yes,$(DEBUG)),--debug) $(if $(TEST),--test '$(TEST)')
 
 mutants:

@@ -1,5 +1,5 @@
-# Sourced by ci/nsfd, ci/robot/run.sh, ci/mail-series.sh and
-# ci/make-series.sh: one build at a time in a checkout (build/.lock).
+# Sourced by ci/nsfd, ci/robot/run.sh, ci/series/mail.sh and
+# ci/series/make.sh: one build at a time in a checkout (build/.lock).
 #
 # hold_build_lock TOP: hold TOP/build/.lock on fd 9, waiting up to an hour
 # for a run that holds it; 1 if it is still held then. A caller that holds

@@ -1,5 +1,5 @@
 # Sourced by ci/nsfd and ci/robot/run.sh: time, progress lines, and the
-# record of each stage's end (OUT/stages.tsv, which ci/report.py and
+# record of each stage's end (OUT/stages.tsv, which ci/results/report.py and
 # ci/robot/verdict.py read: stage, status, seconds, detail). The caller
 # sets $variant.
 

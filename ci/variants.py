@@ -7,12 +7,12 @@ directory its results go to (out/NAME/), COMMAND what a CI job runs from
 the top of a fresh checkout (as root on Debian 12) to produce them; its
 exit code is the variant's (0/1/125/2, README "Exit codes").
 
-The list is make test's (ci/nsfd, `test)`): the pipeline's own tests,
+The list is make test's (ci/pipeline/cli.py, cmd_test): the pipeline's own tests,
 x86_64, riscv64, the x86_64 debug kernel, x86_64 with each config of
 kunit-configs/matrix/, then the robot run (ROBOT); then what only a CI matrix runs (CI_ONLY), because
 one machine running it after all the others would be too slow: arm64.
-Names are run_variant's: ARCH, then -debug, then -CONFIG. make check
-asserts that ci/nsfd's make test loop is make_test_variants() and that
+Names are ci/pipeline/variant.py's: ARCH, then -debug, then -CONFIG. make
+check asserts that make test runs make_test_variants() and that
 .github/workflows/nsfd.yml and .gitlab-ci.yml run this whole list
 (ci/tests/test_ci_matrix.py).
 """
@@ -28,8 +28,7 @@ PIPELINE = ('pipeline', 'ci/tests/pipeline-job.sh')
 
 
 def matrix_configs():
-    """kunit-configs/matrix/*.kunitconfig, as ci/nsfd's matrix_configs
-    (the shell's glob order: C locale names sort as bytes here)."""
+    """kunit-configs/matrix/*.kunitconfig, names sorted as bytes."""
     return sorted(f[:-len('.kunitconfig')] for f in os.listdir(MATRIX)
                   if f.endswith('.kunitconfig') and os.path.isfile(os.path.join(MATRIX, f)))
 

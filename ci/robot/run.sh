@@ -1,7 +1,7 @@
 #!/bin/bash
 # make robot: the series as a kernel test robot takes it from the list.
 #
-#  1. series: ci/mail-series.sh writes the mail (out/series/), as make
+#  1. series: ci/series/mail.sh writes the mail (out/series/), as make
 #     series does;
 #  2. apply:  `git am` of its patches, cover letter aside, on the pristine
 #     Debian 6.12 tree (tag nsfd-base of build/patched/src), in a tree of
@@ -81,10 +81,10 @@ hold_build_lock "$top" || env_exit "$top/build/.lock still held after an hour: i
 # 1. The mail.
 t=$(now)
 log "$variant: series: writing the mail (log: out/$variant/series.log)"
-interruptible "$ci/mail-series.sh" >"$out/series.log" 2>&1
+interruptible "$ci/series/mail.sh" >"$out/series.log" 2>&1
 case $? in
 0|1) stage_end "$out" series ok "$t" "$(ls "$top"/out/series/0*.patch | wc -l) mails in out/series/" ;;
-*) stage_end "$out" series env-error "$t" "ci/mail-series.sh failed: see out/$variant/series.log"; verdict ;;
+*) stage_end "$out" series env-error "$t" "ci/series/mail.sh failed: see out/$variant/series.log"; verdict ;;
 esac
 
 # 2. The mail on the pristine tree.
@@ -156,7 +156,7 @@ if ! interruptible mk -j"$jobs" olddefconfig all >"$out/kernel.log" 2>&1; then
 	stage_end "$out" kernel fail "$t" "the mailed tree does not build: see out/$variant/kernel.log"
 	verdict
 fi
-python3 "$ci/identity.py" kernel "$kdir" "$KERNEL_IMAGE" >"$out/identity-kernel.json" ||
+python3 "$ci/results/identity.py" kernel "$kdir" "$KERNEL_IMAGE" >"$out/identity-kernel.json" ||
 	{ stage_end "$out" kernel env-error "$t" "cannot read the banner of $kdir/vmlinux"; verdict; }
 stage_end "$out" kernel ok "$t" "$(ls "$kdir"/modules.order >/dev/null 2>&1 && wc -l <"$kdir/modules.order") modules"
 

@@ -21,7 +21,7 @@ suites (printed at boot) and then of each module loaded; "robot: done".
 The runner prints TAP 13 with each program's own output prefixed "# "
 (kselftest/runner.sh): the lines of a program, from its "# selftests:
 DIR: NAME" header to its "ok|not ok N selftests: DIR: NAME" line, are its
-subtest, unprefixed and indented here so that ci/ktap.py parses them as
+subtest, unprefixed and indented here so that ci/results/ktap.py parses them as
 one. Its "# TIMEOUT N seconds" and "# exit=N" directives stay the
 program's result reasons.
 """
@@ -35,7 +35,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CI = os.path.dirname(HERE)
-sys.path.insert(0, CI)
+sys.path.insert(0, os.path.join(CI, 'results'))
 
 import console  # noqa: E402
 import identity  # noqa: E402
@@ -160,7 +160,7 @@ def series_files(top):
 
 def checkout_facts(top):
     """(kernel, build) of results.json naming what a make run variant names
-    (ci/nsfd's report and write_build_info): the tarball the tree was
+    (ci/pipeline/variant.py's report and write_build_info): the tarball the tree was
     unpacked from, its version, the patch ids of patches/series and their
     digest. So KCIDB puts the robot's results under the same checkout and
     ci/nsfd merge takes them beside the variants'."""
@@ -183,7 +183,7 @@ def checkout_facts(top):
                           text=True).stdout.strip() or 'unknown'
     kernel = {'version': run.stdout.strip() if run.returncode == 0 else 'unknown',
               'source': '/usr/src/linux-source-6.12.tar.xz + the mail of patches/series '
-                        '(ci/mail-series.sh), git am',
+                        '(ci/series/mail.sh), git am',
               'series': series}
     build = {'tree': tree, 'tree_commit': head, 'series_digest': digest.hexdigest(),
              'kernel_config': 'build/robot/<arch>/kernel/.config'}

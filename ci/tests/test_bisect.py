@@ -1,4 +1,4 @@
-"""ci/bisect's decisions: what a step's run makes of it (ci/bisect-verdict.py)."""
+"""ci/bisect/bisect.sh's decisions: what a step's run makes of it (ci/bisect/verdict.py)."""
 
 import importlib.util
 import json
@@ -9,7 +9,7 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.join(HERE, '..', 'bisect-verdict.py')
+SCRIPT = os.path.join(HERE, '..', 'bisect', 'verdict.py')
 spec = importlib.util.spec_from_file_location('bisect_verdict', SCRIPT)
 bv = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(bv)

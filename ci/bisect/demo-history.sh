@@ -4,9 +4,9 @@
 # that does not build (and its fix), and one regression: setns() accepting
 # a namespace fd of the wrong type (nstype check dropped).
 #
-# usage: ci/demo/make-bisect-history.sh DIR   (DIR must not exist)
+# usage: ci/bisect/demo-history.sh DIR   (DIR must not exist)
 set -euo pipefail
-dir=${1:?usage: ci/demo/make-bisect-history.sh DIR}
+dir=${1:?usage: ci/bisect/demo-history.sh DIR}
 [ -e "$dir" ] && { echo "$dir exists" >&2; exit 2; }
 mkdir -p "$dir"
 tar -xf /usr/src/linux-source-6.12.tar.xz -C "$dir" --strip-components=1

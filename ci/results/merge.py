@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """One verdict over variant result directories from separate machines.
 
-usage: ci/merge.py [--out DIR] VARIANT_DIR...
+usage: ci/results/merge.py [--out DIR] VARIANT_DIR...
     (ci/nsfd merge calls it.) Each VARIANT_DIR is an out/<variant>/ as a CI
     job uploaded it (results.json at least). Prints one line per variant,
     its failures and what did not build, then the summary line; writes
@@ -42,7 +42,7 @@ def load(directory):
     except ValueError as e:
         return None, 'results.json is not JSON (%s): the upload is damaged, rerun the job' % e
     if not isinstance(results, dict) or 'exit_code' not in results or 'summary' not in results:
-        return None, 'results.json has no exit_code or summary: not written by ci/report.py'
+        return None, 'results.json has no exit_code or summary: not written by ci/results/report.py'
     return results, None
 
 

@@ -3,11 +3,11 @@
 Two console forms are read:
 - KUnit: printk lines, "[   1.234567] <ktap line>" (CONFIG_PRINTK_TIME);
   kernel messages in between are not KTAP and are dropped.
-- The kselftest guest (ci/guest-init.c): "ktap 1.234567 | <ktap line>",
+- The kselftest guest (ci/guest/init.c): "ktap 1.234567 | <ktap line>",
   between "nsfd-kselftest: begin" and "nsfd-kselftest: end", on the KTAP
   channel (kselftest-channel.log), or on the console when the guest had no
   channel: there a kernel message may cut into a line ("ok 4 a[  2.5] BUG:
-  ..."); the message is dropped from the KTAP (ci/console.py finds it).
+  ..."); the message is dropped from the KTAP (ci/results/console.py finds it).
 
 KTAP v1 and TAP 13 are both accepted: "KTAP version N" / "TAP version N",
 a plan "1..N", results "ok|not ok N name [# DIRECTIVE reason]", diagnostics
@@ -27,7 +27,7 @@ import re
 
 # A printk line's prefix: an optional <level> (a console that prints it),
 # the timestamp, and a caller id ([T1], [C0]: CONFIG_PRINTK_CALLER). The one
-# definition: ci/console.py uses it too.
+# definition: ci/results/console.py uses it too.
 PRINTK_PREFIX = r'(?:<\d+>)?\[\s*(\d+\.\d+)\](?:\[\s*[CT]\d+\])?'
 PRINTK = re.compile(r'^' + PRINTK_PREFIX + r' ?(.*)$')
 GUEST = re.compile(r'^ktap (\d+\.\d+) \| ?(.*)$')

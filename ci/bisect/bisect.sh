@@ -1,7 +1,7 @@
 #!/bin/bash
 # Bisect a kernel git history with nsfd's verdict at each step.
 #
-# usage: ci/bisect --kernel-src DIR --good REV --bad REV [--arch ARCH]
+# usage: ci/bisect/bisect.sh --kernel-src DIR --good REV --bad REV [--arch ARCH]
 #                  [--debug] [--test PATTERN]
 #
 # The bisection runs in a bare clone that borrows DIR's objects
@@ -20,7 +20,7 @@
 # GOOD and BAD are run first, so that a range whose ends do not disagree
 # stops before any time is spent inside it. The deciding tests are those
 # that fail at BAD (matching PATTERN) and pass at GOOD; with PATTERN and
-# none such, those that fail at BAD. ci/bisect-verdict.py judge decides.
+# none such, those that fail at BAD. ci/bisect/verdict.py judge decides.
 #
 # Prints one line a step (commit, verdict, failed tests, seconds), then the
 # first bad commit and the tests that flipped. out/bisect/steps.json holds
@@ -29,7 +29,7 @@
 # narrowed to one commit (skipped commits, or the ends do not disagree);
 # 2 usage or environment (the bisection aborted).
 set -uo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 ci=$top/ci
 out=$top/out/bisect
 repo=$top/build/bisect/repo.git
@@ -82,11 +82,11 @@ step() {
 	rc=$?
 	secs=$(($(date +%s) - t0))
 	cp "$top/out/$variant/results.json" "$out/steps/$commit.json" 2>/dev/null
-	judged=$(python3 "$ci/bisect-verdict.py" judge "$out/steps.json" "$rc" \
+	judged=$(python3 "$ci/bisect/verdict.py" judge "$out/steps.json" "$rc" \
 		"$out/steps/$commit.json" "$test_re") || judged=abort
 	verdict=$(head -n 1 <<<"$judged")
 	failed=$(tail -n +2 <<<"$judged")
-	python3 "$ci/bisect-verdict.py" record "$out/steps.json" "$commit" "$subject" \
+	python3 "$ci/bisect/verdict.py" record "$out/steps.json" "$commit" "$subject" \
 		"$verdict" "$rc" "$secs" "$label" "$failed"
 	log "$label ${commit:0:12} $verdict${failed:+ (failed: $(echo "$failed" | head -n 5 | paste -sd, -)$( [ "$(echo "$failed" | wc -l)" -gt 5 ] && echo ", ..."))} ${secs} s  $subject"
 	[ "$verdict" = abort ] && log "step ended with exit $rc (environment): last lines of its log:" &&
@@ -134,7 +134,7 @@ step "$good" "good end:"; rc=$?
 step "$bad" "bad end:"; rc=$?
 [ $rc = 2 ] && die "aborted: an environment error at BAD; nothing was marked"
 [ $rc = 1 ] || { log "BAD ${bad:0:12} is not bad ($( [ $rc = 125 ] && echo 'does not build' || echo 'every test passes')): nothing to bisect"; exit 1; }
-decide=$(python3 "$ci/bisect-verdict.py" deciding "$out/steps.json" "$good" "$bad" "$test_re" "$out/steps") ||
+decide=$(python3 "$ci/bisect/verdict.py" deciding "$out/steps.json" "$good" "$bad" "$test_re" "$out/steps") ||
 	die "cannot record the deciding tests in $out/steps.json"
 if [ -n "$decide" ]; then
 	log "deciding tests (must run and pass for a step to be good): $(echo "$decide" | head -n 5 | paste -sd, -)$( [ "$(echo "$decide" | wc -l)" -gt 5 ] && echo ", ... ($(echo "$decide" | wc -l))")"
@@ -144,7 +144,7 @@ fi
 
 git -C "$repo" bisect start --no-checkout "$bad" "$good" >/dev/null || die "git bisect start failed"
 {
-	git -C "$repo" bisect run "$ci/bisect" --step --kernel-src "$kernel_src" --good "$good" --bad "$bad" \
+	git -C "$repo" bisect run "$ci/bisect/bisect.sh" --step --kernel-src "$kernel_src" --good "$good" --bad "$bad" \
 		--arch "$arch" $debug ${test_re:+--test "$test_re"} 2>&1 | tee "$out/git-bisect-run.log" |
 		grep --line-buffered -E '^nsfd: bisect:|^    nsfd:'
 	exit "${PIPESTATUS[0]}"
@@ -157,12 +157,12 @@ git -C "$repo" bisect reset >/dev/null 2>&1
 log "done in $(($(date +%s) - start)) s; steps in out/bisect/steps.json"
 if [ -n "$first" ]; then
 	log "first bad commit: $(git -C "$repo" log -1 --format='%h %s' "$first")"
-	python3 "$ci/bisect-verdict.py" flipped "$out/steps.json" "$first" "$test_re" "$out/steps" \
+	python3 "$ci/bisect/verdict.py" flipped "$out/steps.json" "$first" "$test_re" "$out/steps" \
 		>"$out/flipped.txt"
 	head -n 20 "$out/flipped.txt" | sed 's/^/nsfd: bisect: flipped: /'
 	[ "$(wc -l <"$out/flipped.txt")" -gt 20 ] &&
 		log "flipped: ... $(($(wc -l <"$out/flipped.txt") - 20)) more in out/bisect/flipped.txt"
-	python3 "$ci/bisect-verdict.py" conclude "$out/steps.json" "$first"
+	python3 "$ci/bisect/verdict.py" conclude "$out/steps.json" "$first"
 	exit 0
 fi
 if grep -q 'abort\|exited with error code\|could not run' "$out/git-bisect-run.log" &&

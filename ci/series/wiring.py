@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """The wiring only the mailed series carries, edited into files in order.
 
-  ci/series-wiring.py maintainers TITLE FILE...  < MAINTAINERS > MAINTAINERS'
+  ci/series/wiring.py maintainers TITLE FILE...  < MAINTAINERS > MAINTAINERS'
       adds F: lines for FILE... to the section TITLE (made, after the M:,
       L: and S: lines in NSFD_SECTION_HEAD, where it sorts among the
       sections if it is not there), keeping its F: lines sorted.
-  ci/series-wiring.py target NAME  < tools/testing/selftests/Makefile > ...'
+  ci/series/wiring.py target NAME  < tools/testing/selftests/Makefile > ...'
       adds "TARGETS += NAME" where it sorts in the first block of TARGETS.
 
-  ci/series-wiring.py cc FILE  < PATCH > PATCH'
+  ci/series/wiring.py cc FILE  < PATCH > PATCH'
       adds one Cc: header with the addresses of FILE (one a line) to the
       mail headers of PATCH (git format-patch output), before its first
       blank line; an empty FILE leaves PATCH as it is.

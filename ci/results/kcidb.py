@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """One variant's results as a KCIDB v5.3 document (what KernelCI's dashboard takes).
 
-usage: ci/kcidb.py OUTDIR
-    reads OUTDIR/results.json (ci/report.py's; OUTDIR/kernel.log for the
+usage: ci/results/kcidb.py OUTDIR
+    reads OUTDIR/results.json (ci/results/report.py's; OUTDIR/kernel.log for the
     excerpt of a kernel that did not build) and writes OUTDIR/kcidb.json.
-    ci/report.py calls write() after results.json; ci/merge.py calls
+    ci/results/report.py calls write() after results.json; ci/results/merge.py calls
     document() on each variant directory.
 
 The document holds one checkout, one build and one test per result:
@@ -344,7 +344,7 @@ def main(argv):
     try:
         print(write(argv[0]))
     except (OSError, ValueError) as e:
-        print('nsfd: kcidb: cannot read %s/results.json (%s): run ci/report.py variant '
+        print('nsfd: kcidb: cannot read %s/results.json (%s): run ci/results/report.py variant '
               'there first' % (argv[0], e), file=sys.stderr)
         return 2
     return 0

@@ -7,7 +7,7 @@
 # out/series/man-pages/. What `make series` checks and `make robot` applies
 # to a pristine tree, as a robot takes it from the list.
 #
-# usage: ci/mail-series.sh
+# usage: ci/series/mail.sh
 # Exit 0, 1 when the cover letter does not list the patches as emitted, 2
 # when the tree cannot be prepared.
 set -euo pipefail
@@ -15,7 +15,7 @@ set -euo pipefail
 # must never be mailed).
 shopt -s inherit_errexit
 rc=0
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 src=$top/build/patched/src
 out=$top/out/series
 
@@ -25,7 +25,7 @@ hold_build_lock "$top" || { echo "series: $top/build/.lock is held by a run" >&2
 
 # The mailed test patches also carry what make run does without: their
 # MAINTAINERS entry and the selftests TARGETS line, edited in by
-# ci/series-wiring.py on the tree's own files (no context diff). Each is
+# ci/series/wiring.py on the tree's own files (no context diff). Each is
 # a new commit with the original's message and author, tagged nsfd-mail.
 title="NSFD: NAMESPACE FILE DESCRIPTOR TESTS"
 sob=$(sed -n 's/^Signed-off-by: //p' "$top/selftests/nsfd/commit-msg" | tail -n 1)
@@ -48,12 +48,12 @@ t=nsfd-series
 for c in $(git -C "$src" rev-list --reverse nsfd-series..nsfd-tests); do
 	added=$(git -C "$src" diff --name-only --diff-filter=A "$c^" "$c" | LC_ALL=C sort)
 	if grep -q '^tools/testing/selftests/nsfd/' <<<"$added"; then
-		n=$(rewire "$c" "$t" MAINTAINERS "$top/ci/series-wiring.py" maintainers "$title" \
+		n=$(rewire "$c" "$t" MAINTAINERS "$top/ci/series/wiring.py" maintainers "$title" \
 			tools/testing/selftests/nsfd/)
-		n=$(rewire "$n" "$t" tools/testing/selftests/Makefile "$top/ci/series-wiring.py" target nsfd)
+		n=$(rewire "$n" "$t" tools/testing/selftests/Makefile "$top/ci/series/wiring.py" target nsfd)
 	else
 		# shellcheck disable=SC2086  # one argument per file
-		n=$(rewire "$c" "$t" MAINTAINERS "$top/ci/series-wiring.py" maintainers "$title" $added)
+		n=$(rewire "$c" "$t" MAINTAINERS "$top/ci/series/wiring.py" maintainers "$title" $added)
 	fi
 	t=$n
 done
@@ -80,7 +80,7 @@ for p in "$out"/0*.patch; do
 done
 cat "$out"/0*.patch.cc | awk '!seen[$0]++' >"$out/0000-cover-letter.patch.cc"
 for p in "$out"/0*.patch; do
-	python3 "$top/ci/series-wiring.py" cc "$p.cc" <"$p" >"$p.new"
+	python3 "$top/ci/series/wiring.py" cc "$p.cc" <"$p" >"$p.new"
 	mv "$p.new" "$p"; rm "$p.cc"
 done
 

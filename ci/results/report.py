@@ -2,7 +2,7 @@
 """Turn one variant's console logs and stage outcomes into the contract files.
 
 usage:
-  ci/report.py variant OUTDIR --arch A --variant V --kernel-version X
+  ci/results/report.py variant OUTDIR --arch A --variant V --kernel-version X
                [--kernel-source S] [--patch NAME=ID ...] [--patched]
       reads OUTDIR/stages.tsv ("stage<TAB>status<TAB>seconds" lines,
       status ok|fail|timeout|build-failed|env-error|skipped),
@@ -10,14 +10,14 @@ usage:
       channel) and OUTDIR/kunit-skipped.tsv ("suite<TAB>reason": KUnit
       suites that did not compile on the tree, reported SKIP); writes
       kunit.ktap, kselftest.ktap, results.json, junit.xml, timings.json,
-      kcidb.json (KCIDB v5.3, ci/kcidb.py);
+      kcidb.json (KCIDB v5.3, ci/results/kcidb.py);
       prints one line per failure, one per stage that did not build, and
       the summary line.
       --patched: the tree is ours (no --kernel-src), so everything must run:
       every KUnit suite of kunit/ and every TEST_GEN_PROGS binary of
       selftests/nsfd/Makefile must give results, and no test may skip for
       "socketat not implemented"; each violation is a failed test.
-  ci/report.py summary RESULTS.json...
+  ci/results/report.py summary RESULTS.json...
       the summary line over several variants.
 
 Exit: 1 a test failed, a kernel report in a console, a guest timed out,
@@ -44,7 +44,7 @@ import kcidb  # noqa: E402
 import ktap  # noqa: E402
 
 EXIT_PASS, EXIT_FAIL, EXIT_ENV, EXIT_BUILD = 0, 1, 2, 125
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # In patched mode socketat must exist: a socketat test that SKIPs because
 # the syscall is missing (ENOSYS), absent from the uapi headers (a table
 # row lost), or owned by another syscall is a FAIL there.
@@ -321,7 +321,7 @@ def boot_identity(outdir, stages):
     """[(console, why)] for each boot that did not prove it ran the kernel
     (and initramfs) this variant built: identity-kernel.json against each
     console's banner, and a guest's build-id and initramfs id against
-    identity-kernel.json and initramfs[-N].id (ci/identity.py)."""
+    identity-kernel.json and initramfs[-N].id (ci/results/identity.py)."""
     by = {s['stage']: s for s in stages}
     boots = []
     if 'kunit' in by and by['kunit']['status'] != 'skipped':
@@ -610,7 +610,7 @@ def cmd_bench(a):
 
 
 def main(argv):
-    p = argparse.ArgumentParser(prog='ci/report.py')
+    p = argparse.ArgumentParser(prog='ci/results/report.py')
     sub = p.add_subparsers(dest='cmd', required=True)
     v = sub.add_parser('variant')
     v.add_argument('outdir')

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The bookkeeping of ci/bisect, on results.json files (README: Reading).
+"""The bookkeeping of ci/bisect/bisect.sh, on results.json files (README: Reading).
 
   failed  RESULTS PATTERN        the failed tests ("suite name", one a line),
                                  only those matching PATTERN if it is set

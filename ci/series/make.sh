@@ -1,5 +1,5 @@
 #!/bin/bash
-# The mailable series into out/series/ (ci/mail-series.sh).  Then the checks a
+# The mailable series into out/series/ (ci/series/mail.sh).  Then the checks a
 # netdev reviewer's robot runs, patch by patch, in a private tree and build
 # directory under build/series-check/ (niced, one job; slow, not make test):
 #
@@ -17,11 +17,11 @@
 #
 # Exit 1 if any check reports anything new, 2 on environment errors.
 #
-# usage: ci/make-series.sh
+# usage: ci/series/make.sh
 set -euo pipefail
 shopt -s inherit_errexit
 rc=0
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 src=$top/build/patched/src
 out=$top/out/series
 bc=$top/build/series-check
@@ -29,7 +29,7 @@ bc=$top/build/series-check
 . "$top/ci/build-lock.sh"
 hold_build_lock "$top" || { echo "series: $top/build/.lock is held by a run" >&2; exit 2; }
 command -v sparse >/dev/null || { echo "series: sparse is missing (apt-get install sparse)" >&2; exit 2; }
-"$top/ci/mail-series.sh" || rc=$?
+"$top/ci/series/mail.sh" || rc=$?
 [ "$rc" = 2 ] && exit 2
 
 # --- the private tree and build directory --------------------------------

@@ -13,9 +13,9 @@ earlier kernel, an earlier boot's log), and nothing it printed may be
 taken as a verdict.
 
 usage:
-  ci/identity.py kernel KDIR IMAGE      print the kernel's identity (JSON):
+  ci/results/identity.py kernel KDIR IMAGE      print the kernel's identity (JSON):
                                         banner, UTS_VERSION, build-id, image
-  ci/identity.py check CONSOLE KERNEL.json [INITRAMFS.id]
+  ci/results/identity.py check CONSOLE KERNEL.json [INITRAMFS.id]
                                         exit 0 when CONSOLE booted that kernel
                                         (and initramfs), 2 with both named
 """

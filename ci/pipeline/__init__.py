@@ -1,0 +1,20 @@
+"""nsfd's host-side pipeline: what `ci/nsfd` (make run, make test) runs.
+
+Split as kunit.py is (kunit.py / kunit_kernel.py / kunit_parser.py /
+qemu_configs/):
+
+  cli.py      the command line: parse, dispatch, the exit code
+  variant.py  one variant's stages in order (tree, kernel, KUnit, guests)
+  kernel.py   the kernel: config fragments, build, identity, KUnit exec
+  guest.py    the kselftests: build, initramfs, the guests
+  qemu.py     the one QEMU launcher of every guest boot
+  decide.py   every status decision (a command's exit and output to a
+              stage status), pure functions that ci/tests call
+  procs.py    child processes, stopping the whole tree, build/.lock
+  runlog.py   progress lines, stages.tsv, environment errors
+  arches.py   ci/arch/*.conf, read as data
+
+The results (out/VARIANT/results.json and the rest) are written by
+ci/results/report.py from what the stages leave in out/VARIANT/; the KTAP and
+console parsing is ci/results/ktap.py and ci/results/console.py.
+"""

@@ -1,0 +1,230 @@
+"""ci/nsfd's command line: what `make run` and `make test` call.
+
+usage: ci/nsfd run [ARCH] [--debug] [--kernel-src DIR [--kernel-rev REV]]
+       ci/nsfd run [ARCH] --config NAME   (kunit-configs/matrix/NAME)
+       ci/nsfd test
+       ci/nsfd guest [ARCH] [--debug]   (tests only, on the kernel built)
+       run and guest also take --uid N: the kselftests run as uid N
+       (no capabilities), results in out/<variant>-uidN/
+       ci/nsfd cc [ARCH]   (the CC= and ccache settings of its builds)
+       ci/nsfd bench [ARCH]   (socketat's cost, out/ARCH/bench.json)
+       ci/nsfd merge [--out DIR] DIR...   (one verdict and one KCIDB
+       document over out/<variant>/ directories of separate machines)
+       ci/nsfd variants   (make test's variants, NAME<TAB>COMMAND a line)
+       ci/nsfd robot [ARCH]   (the mailed series as a robot runs it:
+       ci/robot/run.sh, results in out/robot-ARCH/)
+
+run:  dependencies, tree, kernel (kunit.py build), KUnit (kunit.py exec
+      under QEMU), kselftests in QEMU guests on the same image, results in
+      out/<variant>/ (variant: ARCH, or ARCH-debug).
+test: the pipeline's own tests, then run on x86_64 and riscv64, on the
+      x86_64 debug kernel and each config of the matrix, then the robot
+      run (ci/robot/run.sh); one summary over all of them.
+
+The last line is "nsfd: N passed, N failed, N skipped". Exit: 0 all
+passed; 1 a test failed, a kernel report, a guest timeout; 125 the kernel
+or the tests could not be built (git bisect run skips); 2 usage or
+environment. Environment: NSFD_JOBS (make -j), NSFD_QEMU_ARGS (extra QEMU
+arguments, e.g. -enable-kvm where KVM works), NSFD_BOOT_TIMEOUT (s),
+NSFD_GUESTS (kselftest guests side by side, 2), NSFD_FAIL_FAST=1 (make
+mutants: no kselftest guest once KUnit is red, and in a guest no binary
+after the first that fails), NSFD_OVERLAP=0 (make test: a variant's tests
+not beside the next kernel build).
+"""
+
+import os
+import subprocess
+import sys
+
+from . import arches, kernel, procs, runlog
+from .runlog import EnvError, Say, now, since
+from .variant import Run, Variant
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CI = os.path.join(TOP, 'ci')
+sys.path.insert(0, CI)
+import variants  # noqa: E402  ci/variants.py: make test's list
+
+
+def usage():
+    sys.stderr.write(__doc__.split('\n\n')[1] + '\n')
+    return 2
+
+
+def setup_env():
+    os.environ['PYTHONDONTWRITEBYTECODE'] = '1'
+    os.environ.setdefault('CCACHE_MAXSIZE', '8G')
+    os.environ.setdefault('CCACHE_BASEDIR', os.path.join(TOP, 'build'))
+    # ccache's depend mode: a miss costs no extra preprocessor run (the
+    # kernel's own -Wp,-MMD list is the manifest). Preprocessor mode made a
+    # cold x86_64 build 23-48 % slower; its only extra hits were across
+    # configs, which the matrix gets from kbuild (seed_from_base_kernel).
+    # CCACHE_NODEPEND=1 turns it off.
+    if not os.environ.get('CCACHE_NODEPEND'):
+        os.environ['CCACHE_DEPEND'] = '1'
+
+
+def parse(argv):
+    """(command, options) or EnvError; None for a usage error."""
+    if not argv:
+        return None
+    opts = {'arch': 'x86_64', 'debug': False, 'kernel_src': '', 'kernel_rev': '',
+            'config': '', 'uid': ''}
+    args = argv[1:]
+    i = 0
+
+    def value(flag):
+        nonlocal i
+        if i + 1 >= len(args) or not args[i + 1]:
+            raise EnvError('%s needs a value' % flag)
+        i += 1
+        return args[i]
+    while i < len(args):
+        a = args[i]
+        if a == '--debug':
+            opts['debug'] = True
+        elif a == '--kernel-src' or a.startswith('--kernel-src='):
+            d = a.split('=', 1)[1] if '=' in a else value(a)
+            if not os.path.isdir(d):
+                raise EnvError('--kernel-src %s is not a directory' % d)
+            opts['kernel_src'] = os.path.abspath(d)
+        elif a == '--kernel-rev':
+            opts['kernel_rev'] = value(a)
+        elif a == '--uid':
+            opts['uid'] = value(a)
+            if not opts['uid'].isdigit():
+                raise EnvError("--uid needs a number, not '%s'" % opts['uid'])
+        elif a == '--config':
+            opts['config'] = value(a)
+            if opts['config'] not in variants.matrix_configs():
+                raise EnvError("unknown config '%s'; known: %s"
+                               % (opts['config'], ' '.join(variants.matrix_configs())))
+        elif a.startswith('-'):
+            return None
+        else:
+            if a not in arches.known():
+                raise EnvError("unknown arch '%s'; known: %s" % (a, ' '.join(arches.known())))
+            opts['arch'] = a
+        i += 1
+    return argv[0], opts
+
+
+def prepare_deps(say, *arch_names):
+    t = now()
+    say('deps: checking packages')
+    if procs.run([os.path.join(CI, 'deps.sh')] + list(arch_names)):
+        raise EnvError('deps: failed; see the apt-get output above')
+    say('deps: ok (%s s)' % since(t))
+
+
+def summary(*results):
+    """ci/results/report.py summary over RESULTS: its output and exit."""
+    return procs.run([sys.executable, os.path.join(CI, 'results', 'report.py'), 'summary'] + list(results))
+
+
+def last_summary_line(results):
+    """The summary's last line only (make run prints its stages above)."""
+    p = subprocess.run([sys.executable, os.path.join(CI, 'results', 'report.py'), 'summary', results],
+                       capture_output=True, text=True)
+    lines = p.stdout.strip().split('\n')
+    print(lines[-1] if lines and lines[-1] else runlog.NOTHING_JUDGED, flush=True)
+    return p.returncode
+
+
+def cmd_run(say, o, guest_only=False):
+    start = now()
+    prepare_deps(say, o['arch'])
+    run = Run(TOP, say, o['kernel_src'], o['kernel_rev'], o['uid'], guest_only)
+    run.prepare_tree()
+    v = Variant(run, o['arch'], o['debug'], '' if guest_only else o['config'])
+    rc = v.run_all()
+    if not guest_only:
+        say('run: %s done in %s s; results in out/%s/' % (v.name, since(start), v.name))
+    # The summary is the last line.
+    last_summary_line(os.path.join(v.out, 'results.json'))
+    return rc
+
+
+def test_plan():
+    """make test's kernel variants, in its order (ci/variants.py's list:
+    the CI matrices run the same)."""
+    return variants.kernel_variants()
+
+
+def cmd_test(say, _o):
+    start = now()
+    prepare_deps(say, 'x86_64', 'riscv64')
+    say('pipeline: testing the pipeline itself (ci/tests)')
+    os.makedirs(os.path.join(TOP, 'out', 'pipeline'), exist_ok=True)
+    if procs.run([sys.executable, '-B', os.path.join(CI, 'tests', 'run.py'),
+                  os.path.join(TOP, 'out', 'pipeline')]):
+        say('pipeline: its own tests failed')
+    run = Run(TOP, say)
+    run.prepare_tree()
+    results = [os.path.join(TOP, 'out', 'pipeline', 'results.json')]
+    run.overlap = os.environ.get('NSFD_OVERLAP', '1') == '1'
+    for arch, debug, config in test_plan():
+        v = Variant(run, arch, debug, config)
+        v.run_all()
+        results.append(os.path.join(v.out, 'results.json'))
+    run.finish_pending()
+    # The mailed series as a robot takes it (ci/robot/run.sh), under the
+    # build lock this run holds (fd 9, ci/build-lock.sh).
+    say('robot: the mailed series on pristine 6.12, kselftest\'s own runner')
+    robot = variants.ROBOT
+    procs.run([os.path.join(CI, 'robot', 'run.sh'), robot[1].split()[-1]], pass_fds=(procs.LOCK_FD,))
+    results.append(os.path.join(TOP, 'out', robot[0], 'results.json'))
+    say('test: done in %s s' % since(start))
+    return summary(*results)
+
+
+def cmd_bench(say, o):
+    from . import bench
+    prepare_deps(say, o['arch'])
+    run = Run(TOP, say)
+    run.prepare_tree()
+    return bench.run(Variant(run, o['arch']))
+
+
+def cmd_cc(_say, o):
+    # The compiler setup a kernel build of ARCH gets: its CC= and ccache's
+    # settings, one a line (what make check compiles with).
+    print(kernel.kernel_cc(CI, arches.load(o['arch'])))
+    for k in sorted(os.environ):
+        if k.startswith('CCACHE_'):
+            print('%s=%s' % (k, os.environ[k]))
+    return 0
+
+
+COMMANDS = {'run': cmd_run, 'guest': lambda say, o: cmd_run(say, o, guest_only=True),
+            'test': cmd_test, 'bench': cmd_bench, 'cc': cmd_cc}
+
+
+def main(argv):
+    cmd = argv[0] if argv else ''
+    # merge needs no tree, no kernel and no packages: ci/results/merge.py does it.
+    if cmd == 'merge':
+        os.execv(sys.executable, [sys.executable, os.path.join(CI, 'results', 'merge.py')] + argv[1:])
+    # variants: the list a CI matrix runs (ci/variants.py).
+    if cmd == 'variants':
+        os.execv(sys.executable, [sys.executable, os.path.join(CI, 'variants.py')] + argv[1:])
+    # robot: the mailed series on a pristine tree, kselftest's own runner.
+    if cmd == 'robot':
+        os.execv(os.path.join(CI, 'robot', 'run.sh'), [os.path.join(CI, 'robot', 'run.sh')] + argv[1:])
+    setup_env()
+    procs.stop_on_signals()
+    say = Say()
+    try:
+        parsed = parse(argv)
+        if not parsed or parsed[0] not in COMMANDS:
+            return usage()
+        return COMMANDS[parsed[0]](say, parsed[1])
+    except EnvError as e:
+        say(str(e))
+    except Exception:       # a fault of the pipeline itself judged nothing
+        import traceback
+        traceback.print_exc(file=sys.stdout)
+        say('the pipeline itself raised an exception (above): nothing was judged; '
+            'please report it with this log')
+    print(runlog.NOTHING_JUDGED, flush=True)
+    return 2

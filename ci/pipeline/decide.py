@@ -1,0 +1,99 @@
+"""Every decision from a command's exit status and output to a stage's
+status. Pure functions: ci/tests/test_decide.py calls each with the
+statuses and logs a real run gives, and the fault suite
+(ci/tests/test_faults.py) reaches them through the real stages.
+
+A stage's status feeds ci/results/report.py, which turns the variant's stages and
+tests into its exit code: ok and skipped decide nothing; fail and timeout
+are 1 (a test failed); build-failed is 125 (git bisect run skips the
+commit); env-error is 2 (nothing was judged).
+"""
+
+import re
+
+from .runlog import Stage
+
+# timeout(1)'s own statuses: 124 the command timed out (137 when it had
+# to be killed); 125 timeout itself failed, 126 the command could not be
+# run, 127 it was not found.
+TIMED_OUT = (124, 137)
+TIMEOUT_OWN = (125, 126, 127)
+
+
+def tree(rc):
+    """prepare-tree.sh's exit: ok; 125 the tree's commit cannot take the
+    tests (build-failed); anything else an environment error (None)."""
+    if rc == 0:
+        return 'ok'
+    if rc == 125:
+        return 'build-failed'
+    return None
+
+
+def kernel_build(rc, image_exists, log_name):
+    """kunit.py build's exit: ok only with the image there too."""
+    if rc == 0 and image_exists:
+        return Stage('ok')
+    return Stage('build-failed', 'kunit.py build failed: %s' % log_name, [log_name])
+
+
+def ccache_line(before, after):
+    """The hit rate of one build from ccache's counters before and after
+    ((hits, misses) pairs)."""
+    hits, misses = after[0] - before[0], after[1] - before[1]
+    line = 'ccache: %d hits, %d misses' % (hits, misses)
+    if hits + misses:
+        line += ' (%.0f%% hits)' % (100.0 * hits / (hits + misses))
+    return line
+
+
+def kunit_exec(rc, log_text, log_name):
+    """kunit.py exec's exit and output. Its own traceback decided nothing
+    about the kernel (env-error); 'timed out' is a timeout; any other
+    non-zero exit a failure (kunit.py's parser found a failed or missing
+    test, or the kernel crashed)."""
+    if rc == 0:
+        return Stage('ok', logs=[log_name])
+    if re.search(r'^Traceback \(most recent call last\)', log_text, re.M):
+        return Stage('env-error', 'kunit.py raised an exception: %s' % log_name, [log_name])
+    if 'timed out' in log_text or 'Timeout' in log_text:
+        return Stage('timeout', 'kunit.py exit %d' % rc, [log_name])
+    return Stage('fail', 'kunit.py exit %d' % rc, [log_name])
+
+
+def guest_boot(number, rc, limit, qemu, console_text):
+    """One guest's end: (status, detail). QEMU's exit 0 is the init's
+    reboot; the console's KTAP is judged by ci/results/report.py, not here."""
+    first = console_text.split('\n', 1)[0]
+    if rc == 0:
+        return 'ok', ''
+    if rc in TIMED_OUT:
+        return 'timeout', 'guest %d: no end after %s s' % (number, limit)
+    if rc in TIMEOUT_OWN:
+        return 'env-error', 'guest %d: timeout could not run %s (exit %d): %s' % (
+            number, qemu, rc, first)
+    if 'Linux version' in console_text:
+        return 'fail', 'guest %d: %s exit %d' % (number, qemu, rc)
+    # QEMU refused to start (e.g. -enable-kvm without /dev/kvm).
+    return 'env-error', 'guest %d: %s exit %d before a kernel booted: %s' % (
+        number, qemu, rc, first)
+
+
+def guests(ends):
+    """The guest stage from every guest's (status, detail): the first
+    guest's bad status wins, every guest's detail is kept."""
+    status = 'ok'
+    for s, _ in ends:
+        if status == 'ok' and s != 'ok':
+            status = s
+    return Stage(status, '; '.join(d for _, d in ends if d))
+
+
+def guest_limit(binaries, per_binary, debug, fixed=None):
+    """A guest's time limit: each binary's own timeout (its settings) plus
+    what the init spends ending one (SIGTERM grace, SIGKILL wait,
+    draining: 17 s), plus booting (120 s; 600 s on a debug kernel) and the
+    kmemleak scan. FIXED (NSFD_BOOT_TIMEOUT) overrides."""
+    if fixed:
+        return int(fixed)
+    return binaries * ((per_binary or 45) + 17) + (600 if debug else 120)

@@ -1,0 +1,405 @@
+"""The kernel of a variant: its .kunitconfig, its build through kunit.py
+(incremental, through ccache, skipped when its inputs are those of the
+last build), what every boot of it must print, and KUnit's run.
+
+Each function takes the variant (variant.Variant) it works for.
+"""
+
+import glob
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+from . import decide, procs
+from .runlog import Stage, now, since, show_tail
+
+PIPELINE = os.path.dirname(os.path.abspath(__file__))
+
+
+def fragments(v):
+    """The kunit-configs fragments this variant merges, later ones win."""
+    kc = os.path.join(v.top, 'kunit-configs')
+    frags = [os.path.join(kc, f + '.kunitconfig') for f in ('nsfd', 'guest', 'lean')]
+    if os.path.isfile(os.path.join(kc, v.arch + '.kunitconfig')):
+        frags.append(os.path.join(kc, v.arch + '.kunitconfig'))
+    if v.debug:
+        frags.append(os.path.join(kc, 'debug.kunitconfig'))
+    if v.matrix:
+        frags.append(v.matrix)
+    return frags
+
+
+def write_kunitconfig(v, off=()):
+    """The fragments merged into v.kcfg, each symbol of OFF switched off."""
+    cmd = [sys.executable, os.path.join(v.ci, 'merge-kunitconfig.py'), v.kcfg]
+    for sym in off:
+        cmd += ['--off', sym]
+    if procs.run(cmd + fragments(v)):
+        raise RuntimeError('merge-kunitconfig.py failed for %s' % v.kcfg)
+
+
+def kernel_cc(ci, conf):
+    """The CC= of every kernel build. ci/cc-ccache: ccache, but never for a
+    source the assembler pulls a file into (.incbin, .include): such an
+    object is always compiled."""
+    return 'CC=%s %sgcc' % (os.path.join(ci, 'cc-ccache'), conf['CROSS_COMPILE'])
+
+
+ASM_INCLUDE = r'^\s*asm(\s+volatile)?\s*\(\s*"\s*\.(include|incbin)\b'
+
+
+def asm_include_hazard(v):
+    """A header of the tree for this arch that hides an assembler .include
+    or .incbin in an asm() string (s390's cpu_mf.h does) pulls a file into
+    C objects ci/cc-ccache cannot see from the source: ccache is off for
+    that build (NSFD_CC_NOCACHE=1, read by ci/cc-ccache)."""
+    srcarch = {'x86_64': 'x86', 'i386': 'x86'}.get(v.conf['LINUX_ARCH'], v.conf['LINUX_ARCH'])
+    hit = procs.output(['git', '-C', v.src, 'grep', '-lE', ASM_INCLUDE, '--',
+                        'arch/%s/include' % srcarch, 'include'])
+    hit = hit.split('\n')[0]
+    if hit:
+        v.say('%s: kernel: %s pulls a file in through the assembler: ccache off for this build'
+              % (v.name, hit))
+    os.environ['NSFD_CC_NOCACHE'] = '1' if hit else '0'
+
+
+def pipeline_digest():
+    """The pipeline's own code: a change to it redoes what it built."""
+    h = hashlib.sha256()
+    for f in sorted(glob.glob(os.path.join(PIPELINE, '*.py'))):
+        with open(f, 'rb') as fh:
+            h.update(fh.read())
+    return h.hexdigest()
+
+
+def inputs_digest(v, words, data):
+    """A digest of the tree's commit, the pipeline's code, WORDS and DATA:
+    a stage's output is up to date when it was built from the same one.
+    None when the tree has changes of its own (a mutant) or no commit:
+    such a tree is always built through."""
+    if not v.run.tree_head:
+        return None
+    h = hashlib.sha256()
+    h.update(('%s\n%s\n%s\n' % (v.run.tree_head, pipeline_digest(), '\n'.join(words))).encode())
+    h.update(data.encode())
+    return h.hexdigest()
+
+
+def gcc_version(conf):
+    return procs.output([conf['CROSS_COMPILE'] + 'gcc', '--version']).split('\n')[0]
+
+
+def kernel_inputs(v):
+    """What the kernel in kdir is built from: the tree, the merged
+    .kunitconfig, the compiler, kunit.py's arguments and the make variables
+    that reach the compile lines. A no-change kunit.py build costs its
+    olddefconfig and a walk of every directory (about 10 s)."""
+    with open(v.kcfg) as f:
+        data = f.read()
+    data += gcc_version(v.conf) + '\n'
+    data += ''.join('%s=%s\n' % (k, os.environ[k]) for k in sorted(os.environ)
+                    if re.match(r'(KCFLAGS|KCPPFLAGS|KAFLAGS|KBUILD_[A-Z_]*|LLVM|HOSTCC)$', k))
+    return inputs_digest(v, ['kernel'] + v.common, data)
+
+
+def outputs_stamp(inputs, files):
+    """INPUTS and each FILE's name, size and mtime: what a stage records,
+    so that an output rebuilt or removed behind nsfd's back is not up to
+    date."""
+    parts = [inputs]
+    for f in files:
+        try:
+            st = os.stat(f)
+        except OSError:
+            continue
+        parts.append('%s %d %d' % (f, st.st_size, int(st.st_mtime)))
+    return ' '.join(parts)
+
+
+def up_to_date(stamp_file, inputs, files):
+    if not inputs:
+        return False
+    try:
+        with open(stamp_file) as f:
+            return f.read().strip() == outputs_stamp(inputs, files)
+    except OSError:
+        return False
+
+
+def write_stamp(stamp_file, inputs, files):
+    with open(stamp_file, 'w') as f:
+        f.write(outputs_stamp(inputs, files) + '\n')
+
+
+def ccache_counts():
+    """(hits, misses) of the cache so far ((0, 0) without ccache)."""
+    hits = misses = 0
+    for line in procs.output(['ccache', '--print-stats']).split('\n'):
+        key, _, val = line.partition('\t')
+        if key in ('direct_cache_hit', 'preprocessed_cache_hit'):
+            hits += int(val)
+        elif key == 'cache_miss':
+            misses += int(val)
+    return hits, misses
+
+
+def objects_newer(kd, stamp):
+    """(count, newest object's directory) of the .o files under KD newer
+    than STAMP's mtime."""
+    count, newest, where = 0, 0.0, ''
+    for d, _, files in os.walk(kd):
+        for f in files:
+            if f.endswith('.o'):
+                try:
+                    m = os.stat(os.path.join(d, f)).st_mtime
+                except OSError:
+                    continue
+                if m > stamp:
+                    count += 1
+                    if m > newest:
+                        newest, where = m, d
+    return count, where
+
+
+def build_with_progress(v, cmd, log, nice=False):
+    """CMD (kunit.py build) with its output to LOG, and while it runs a
+    line every NSFD_PROGRESS_SECS (30) s: the objects compiled so far out
+    of the count the last build of kdir ended with, and the newest
+    object's directory. A robot's log never sits silent."""
+    kd = v.kdir
+    tick = float(os.environ.get('NSFD_PROGRESS_SECS', '30'))
+    os.makedirs(kd, exist_ok=True)
+    stamp = os.path.join(kd, '.nsfd-build-start')
+    open(stamp, 'w').close()
+    start = os.stat(stamp).st_mtime - 1e-3
+    try:
+        with open(os.path.join(kd, '.nsfd-objects')) as f:
+            total = f.read().strip()
+    except OSError:
+        total = '?'
+    with open(log, 'w') as f:
+        try:
+            p = subprocess.Popen((['nice', '-n', '19'] if nice else []) + cmd,
+                                 stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT)
+        except OSError as e:
+            f.write('%s: %s\n' % (cmd[0], e.strerror))
+            return 127
+    while True:
+        try:
+            rc = p.wait(timeout=tick)
+            break
+        except subprocess.TimeoutExpired:
+            pass
+        done, last = objects_newer(kd, start)
+        where = ', in ' + os.path.relpath(last, kd) if last else ''
+        if total == '?':
+            v.say('%s: kernel: building, %d objects so far (first build here)%s' % (v.name, done, where))
+        else:
+            v.say('%s: kernel: building, %d/%s objects (last build\'s count)%s' % (v.name, done, total, where))
+    if rc == 0:
+        n = sum(1 for _, _, fs in os.walk(kd) for f in fs if f.endswith('.o'))
+        with open(os.path.join(kd, '.nsfd-objects'), 'w') as f:
+            f.write('%d\n' % n)
+    return rc
+
+
+def seed_from_base_kernel(v, base):
+    """A matrix config differs from its arch's kernel in a few options. On
+    its first build (no .config in kdir yet), start from a copy of that
+    kernel's finished build directory: kbuild's own per-option
+    dependencies then recompile only the objects that read an option the
+    config changes. A real copy, not hard links: the compiler rewrites
+    objects in place."""
+    kd = v.kdir
+    if os.path.exists(os.path.join(kd, '.config')):
+        return
+    if not (os.path.isfile(os.path.join(base, v.conf['KERNEL_IMAGE'])) and
+            os.path.isfile(os.path.join(base, '.config'))):
+        return
+    v.run.finish_pending(base)     # its tests may still be writing into it
+    t = now()
+    shutil.rmtree(kd, ignore_errors=True)
+    os.makedirs(os.path.dirname(kd), exist_ok=True)
+    rel = os.path.relpath(base, v.top)
+    if procs.run(['cp', '-a', base, kd + '.seed']) == 0:
+        os.rename(kd + '.seed', kd)
+        try:
+            with open(os.path.join(kd, '.nsfd-objects')) as f:
+                n = f.read().strip()
+        except OSError:
+            n = '?'
+        v.say('%s: kernel: first build here: starting from a copy of %s (%s objects; %s s)'
+              % (v.name, rel, n, since(t)))
+    else:
+        shutil.rmtree(kd + '.seed', ignore_errors=True)
+        shutil.rmtree(kd, ignore_errors=True)
+        v.say('%s: kernel: could not copy %s: building from scratch' % (v.name, rel))
+
+
+def record_identity(v):
+    """What every boot of the kernel in kdir must print (its banner, its
+    build-id), into out/identity-kernel.json (ci/results/identity.py). False when
+    vmlinux cannot be read."""
+    return procs.run([sys.executable, os.path.join(v.ci, 'results', 'identity.py'), 'kernel', v.kdir,
+                      v.conf['KERNEL_IMAGE']], out=os.path.join(v.out, 'identity-kernel.json')) == 0
+
+
+def kunit_objects(v):
+    """[(symbol, object, source, [suites])] of nsfd's KUnit test objects
+    (ci/kunit-objects.py)."""
+    text = procs.output([sys.executable, os.path.join(v.ci, 'kunit-objects.py'),
+                         os.path.join(v.top, 'kunit')])
+    rows = []
+    for line in text.split('\n'):
+        if line:
+            sym, obj, srcf, suites = line.split('\t')
+            rows.append((sym, obj, srcf, suites.split(',')))
+    return rows
+
+
+def write_expected_suites(v):
+    """out/expected-kunit-suites.txt: the suites whose symbol is on in the
+    kernel's .config (ci/results/report.py fails a missing one)."""
+    try:
+        with open(os.path.join(v.kdir, '.config')) as f:
+            config = set(f.read().split('\n'))
+    except OSError:
+        config = set()
+    suites = sorted({s for sym, _, _, ss in kunit_objects(v) if 'CONFIG_%s=y' % sym in config
+                     for s in ss})
+    with open(os.path.join(v.out, 'expected-kunit-suites.txt'), 'w') as f:
+        f.write(''.join(s + '\n' for s in suites))
+    return suites
+
+
+def make_args(v):
+    return ['make', '-C', v.src, 'O=' + v.kdir, 'ARCH=' + v.conf['LINUX_ARCH'],
+            'CROSS_COMPILE=' + v.conf['CROSS_COMPILE']]
+
+
+def skip_uncompilable_suites(v):
+    """On a KERNEL_SRC tree, compile each KUnit test object alone first. A
+    suite that does not compile there (the tree lacks what it tests, e.g.
+    socketat) is reported SKIP with the compiler's first error and its
+    symbol switched off, so that the kernel still builds and the other
+    suites and the kselftests still judge the tree. A Stage that ends the
+    variant (build-failed: the tree cannot even be configured), or None."""
+    t = now()
+    log = os.path.join(v.out, 'kunit-suites.log')
+    v.say('%s: kunit-suites: compiling each KUnit test object alone' % v.name)
+    if procs.run(v.kunit + ['config'] + v.common, out=log):
+        show_tail(log, v.say.stream)
+        return v.stage('kernel', Stage('build-failed', 'kunit.py config failed: %s' % v.rel(log)), t)
+    rows = kunit_objects(v)
+    for _, obj, _, _ in rows:
+        try:
+            os.unlink(os.path.join(v.kdir, obj))
+        except OSError:
+            pass
+    procs.run(make_args(v) + [v.make_cc, '-k', '-j%d' % v.run.jobs] + [r[1] for r in rows],
+              out=log, append=True)
+    with open(log, errors='replace') as f:
+        text = f.read()
+    off, skipped = [], []
+    for sym, obj, srcf, suites in rows:
+        if os.path.isfile(os.path.join(v.kdir, obj)):
+            continue
+        m = (re.search(r'^.*%s:[0-9]+:([0-9]+:)? (fatal )?error:.*$' % re.escape(os.path.basename(srcf)),
+                       text, re.M) or
+             re.search(r'^.*((fatal )?error:|Error [0-9]).*$', text, re.M))
+        reason = m.group(0) if m else 'did not compile'
+        if reason.startswith(v.src + '/'):
+            reason = reason[len(v.src) + 1:]
+        off.append(sym)
+        for s in suites:
+            skipped.append('%s\t%s\n' % (s, reason))
+            v.say('%s: kunit-suites: SKIP %s: does not compile on this tree: %s' % (v.name, s, reason))
+    with open(os.path.join(v.out, 'kunit-skipped.tsv'), 'w') as f:
+        f.writelines(skipped)
+    if off:
+        write_kunitconfig(v, off)
+    v.stage('kunit-suites', Stage('ok', '%d suite(s) skipped' % len(skipped)), t)
+    return None
+
+
+def build(v):
+    """The kernel stage: a Stage (ok with its ccache line, build-failed,
+    env-error when vmlinux cannot be read)."""
+    t = now()
+    if v.matrix:
+        seed_from_base_kernel(v, os.path.join(v.run.bld, v.arch, 'kernel'))
+    if v.run.kernel_src:
+        ended = skip_uncompilable_suites(v)
+        if ended:
+            return ended
+    image = os.path.join(v.kdir, v.conf['KERNEL_IMAGE'])
+    stamp_file = os.path.join(v.kdir, '.nsfd-inputs')
+    log = os.path.join(v.out, 'kernel.log')
+    inputs = kernel_inputs(v)
+    if up_to_date(stamp_file, inputs, [image]):
+        v.say('%s: kernel: up to date (the tree, its config and the compiler are those of the last build)'
+              % v.name)
+        open(log, 'w').close()
+        rc, line = 0, 'up to date, not rebuilt'
+    else:
+        v.say('%s: kernel: building in %s (log: %s)' % (v.name, v.kdir, v.rel(log)))
+        try:
+            os.unlink(stamp_file)
+        except OSError:
+            pass
+        before = ccache_counts()
+        # make test: the last variant's guests may be running beside this
+        # build, each on a core of its own, their binaries under their
+        # settings timeout; the build takes the cores they leave idle.
+        rc = build_with_progress(v, v.kunit + ['build'] + v.common + ['--jobs=%d' % v.run.jobs],
+                                 log, nice=v.run.tests_pending())
+        line = decide.ccache_line(before, ccache_counts())
+        # Only a build from a clean tree is recorded (inputs is None for a
+        # mutant's): a mutant's kernel is never taken for the tree's.
+        if rc == 0 and inputs:
+            write_stamp(stamp_file, inputs, [image])
+    # make test: the previous variant's tests ran beside this build; print
+    # them now, in variant order.
+    v.run.finish_pending()
+    try:
+        shutil.copy(os.path.join(v.kdir, '.config'), os.path.join(v.out, 'config'))
+    except OSError:
+        pass
+    write_expected_suites(v)
+    result = decide.kernel_build(rc, os.path.isfile(image), v.rel(log))
+    if result.status != 'ok':
+        show_tail(log, v.say.stream)
+        return v.stage('kernel', result, t)
+    # What every boot of this kernel must print: a boot that shows another
+    # judged nothing.
+    if not record_identity(v):
+        return v.stage('kernel', Stage('env-error', 'cannot read the banner and build-id of %s/vmlinux'
+                                       % v.kdir), t)
+    return v.stage('kernel', Stage('ok', line), t)
+
+
+def kunit_exec(v):
+    """KUnit under QEMU through kunit.py exec: the kunit stage."""
+    t = now()
+    timeout = 1200 if v.debug else 300
+    log = os.path.join(v.out, 'kunit.log')
+    test_log = os.path.join(v.kdir, 'test.log')
+    v.say('%s: kunit: booting the kernel under %s' % (v.name, v.conf['QEMU']))
+    # kunit.py writes test.log only once QEMU starts: an earlier boot's
+    # log must not be read as this one's.
+    try:
+        os.unlink(test_log)
+    except OSError:
+        pass
+    qargs = ['--qemu_args', os.environ['NSFD_QEMU_ARGS']] if os.environ.get('NSFD_QEMU_ARGS') else []
+    rc = procs.run(v.kunit + ['exec'] + v.common + qargs + ['--timeout=%d' % timeout], out=log)
+    try:
+        shutil.copy(test_log, os.path.join(v.out, 'console-kunit.log'))
+    except OSError:
+        pass
+    with open(log, errors='replace') as f:
+        text = f.read()
+    return v.stage('kunit', decide.kunit_exec(rc, text, v.rel(log)), t)

@@ -1,0 +1,50 @@
+"""The one QEMU launcher of every guest nsfd boots (the kselftest guests,
+the benchmark). KUnit's boots are kunit.py's own (kunit.py exec).
+
+QEMU runs under TCG with no network device, under timeout(1), and ends
+with the guest init's reboot (-no-reboot). With a KTAP file, the arch's
+KTAP channel (KTAP_QEMU_ARGS, @KTAP@ replaced by that file; KTAP_DEV in the
+guest, named to init by nsfd.ktap=) carries the guest's KTAP and the
+console only kernel messages; without it, or if the arch has no channel,
+the KTAP goes to the console.
+"""
+
+import os
+import shlex
+import subprocess
+
+
+def command(conf, kernel, initramfs, timeout, ktap_file=None, uid=None, fail_fast=False,
+            extra=None):
+    """The argv of one boot: timeout(1), QEMU and the kernel command line."""
+    append = 'console=%s panic=-1 kunit.enable=0 rdinit=/init' % conf['CONSOLE']
+    chan = []
+    if ktap_file and conf['KTAP_DEV'] and conf['KTAP_QEMU_ARGS']:
+        chan = conf['KTAP_QEMU_ARGS'].replace('@KTAP@', ktap_file).split()
+        append += ' nsfd.ktap=' + conf['KTAP_DEV']
+    if uid:
+        append += ' nsfd.uid=' + uid
+    if fail_fast:
+        append += ' nsfd.failfast=1'
+    extra = os.environ.get('NSFD_QEMU_ARGS', '') if extra is None else extra
+    return (['timeout', '--kill-after=10', str(timeout), conf['QEMU'], '-nodefaults',
+             '-nographic', '-serial', 'stdio'] + chan +
+            ['-no-reboot', '-nic', 'none', '-m', '1024'] + shlex.split(conf['QEMU_FLAGS']) +
+            shlex.split(extra) +
+            ['-kernel', kernel, '-initrd', initramfs, '-append', append])
+
+
+def start(conf, kernel, initramfs, console_log, timeout, ktap_file=None, **kw):
+    """Start one boot; the console (and QEMU's own messages) to
+    CONSOLE_LOG. Returns the Popen: its wait() is QEMU's or timeout's
+    status (124 on timeout, 125-127 timeout's own failures)."""
+    if ktap_file and conf['KTAP_DEV'] and conf['KTAP_QEMU_ARGS']:
+        open(ktap_file, 'w').close()
+    with open(console_log, 'w') as f:
+        return subprocess.Popen(command(conf, kernel, initramfs, timeout, ktap_file, **kw),
+                                stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT)
+
+
+def boot(*args, **kw):
+    """One boot, waited for: its status."""
+    return start(*args, **kw).wait()

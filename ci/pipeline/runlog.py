@@ -1,0 +1,73 @@
+"""Progress lines, the record of each stage's end, environment errors.
+
+Every line the pipeline prints starts with "nsfd: ". A stage's end goes to
+OUT/stages.tsv (stage, status, seconds, detail: ci/results/report.py reads it) and
+is printed as "nsfd: VARIANT: STAGE: STATUS (S s) - DETAIL".
+"""
+
+import sys
+import time
+
+# The summary line of a run that judged nothing (usage, environment).
+NOTHING_JUDGED = 'nsfd: 0 passed, 0 failed, 0 skipped'
+
+
+class EnvError(Exception):
+    """Usage or environment: the run ends with this message, the summary
+    line and exit 2 (cli.main)."""
+
+
+class Stage:
+    """What a stage ended with: its status (ok, fail, timeout,
+    build-failed, env-error, skipped), a detail for its line and the logs
+    that tell more."""
+
+    def __init__(self, status, detail='', logs=()):
+        self.status, self.detail, self.logs = status, detail, tuple(logs)
+
+    def __repr__(self):
+        return 'Stage(%r, %r)' % (self.status, self.detail)
+
+
+class Say:
+    """Progress lines to STREAM: stdout, or a buffer that make test
+    prints once the tests it holds, run beside the next kernel build, end."""
+
+    def __init__(self, stream=None):
+        self.stream = stream
+
+    def __call__(self, msg):
+        stream = self.stream or sys.stdout
+        stream.write('nsfd: %s\n' % msg)
+        stream.flush()
+
+
+def now():
+    return time.time()
+
+
+def since(start):
+    return '%.1f' % (time.time() - start)
+
+
+def record(say, out, variant, stage, result, start):
+    """Append STAGE's end to OUT/stages.tsv and print its line."""
+    secs = since(start)
+    detail = result.detail.replace('\t', ' ').replace('\n', ' ')
+    with open(out + '/stages.tsv', 'a') as f:
+        f.write('%s\t%s\t%s\t%s\n' % (stage, result.status, secs, detail))
+    say('%s: %s: %s (%s s)%s' % (variant, stage, result.status, secs,
+                                 ' - ' + detail if detail else ''))
+    return result
+
+
+def show_tail(path, stream=None, lines=25):
+    """The last LINES lines of PATH, between markers (a failed build)."""
+    stream = stream or sys.stdout
+    try:
+        with open(path, errors='replace') as f:
+            tail = f.read().splitlines()[-lines:]
+    except OSError:
+        tail = ['(no %s)' % path]
+    stream.write('---- last lines of %s ----\n%s\n----\n' % (path, '\n'.join(tail)))
+    stream.flush()

@@ -1,0 +1,258 @@
+"""One variant's stages in order: tree, kernel, KUnit, kselftest guests,
+then ci/results/report.py, whose exit is the variant's (0/1/125/2).
+
+A variant is an arch, the debug kernel or not, and a config of
+kunit-configs/matrix/ or none: its results go to out/VARIANT/ (VARIANT:
+ARCH, then -debug, then -CONFIG, then -uidN for --uid N).
+"""
+
+import hashlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import traceback
+
+from . import arches, decide, guest, kernel, procs, runlog
+from .runlog import Stage, now
+
+
+class Run:
+    """What every variant of one invocation shares: the tree, the
+    options, and the tests that may run beside the next kernel build."""
+
+    def __init__(self, top, say, kernel_src='', kernel_rev='', guest_uid='', guest_only=False,
+                 out_root=None):
+        self.top, self.ci, self.say = top, os.path.join(top, 'ci'), say
+        self.out_root = out_root or os.path.join(top, 'out')
+        self.kernel_src, self.kernel_rev = kernel_src, kernel_rev
+        self.guest_uid, self.guest_only = guest_uid, guest_only
+        self.jobs = int(os.environ.get('NSFD_JOBS') or os.cpu_count() or 1)
+        self.overlap = False
+        self.pending = None          # (thread, stream, kdir, result box)
+        # The same shape for both trees (build/<tree>/src,
+        # build/<tree>/<variant>/kernel), so that with CCACHE_BASEDIR=build/
+        # every compile line of a KERNEL_SRC or bisection step matches the
+        # patched tree's: ccache hits are shared between them.
+        self.bld = os.path.join(top, 'build', 'ext' if kernel_src else 'patched')
+        self.src = os.path.join(self.bld, 'src')
+        self.tree_rc = self.tree_secs = self.tree_head = None
+
+    def prepare_tree(self):
+        """The tree every variant builds from, once per invocation."""
+        procs.hold_build_lock(self.top, self.say)
+        t = now()
+        self.say('tree: preparing %s' % self.src)
+        rc = procs.run([os.path.join(self.ci, 'prepare-tree.sh'), self.src, self.kernel_src,
+                        self.kernel_rev])
+        self.tree_secs = runlog.since(t)
+        self.say('tree: %s (%s s)' % ('ok' if rc == 0 else 'failed (exit %d)' % rc, self.tree_secs))
+        self.tree_rc = decide.tree(rc)
+        if self.tree_rc is None:
+            raise runlog.EnvError('tree: cannot prepare %s (exit %d, see above)' % (self.src, rc))
+        # The tree's commit when it has no changes of its own (a mutant's
+        # tree has): what kernel.inputs_digest records builds against.
+        self.tree_head = None
+        if procs.output(['git', '-C', self.src, 'status', '--porcelain'], default='x') == '':
+            self.tree_head = procs.output(['git', '-C', self.src, 'rev-parse', '-q', '--verify',
+                                           'HEAD'], default=None)
+
+    def tests_pending(self):
+        return bool(self.pending and self.pending[0].is_alive())
+
+    def finish_pending(self, kdir=None):
+        """Wait for the tests started beside this build (only if they run
+        on KDIR, when given) and print what they printed."""
+        if not self.pending or (kdir and self.pending[2] != kdir):
+            return
+        thread, stream, _, _ = self.pending
+        thread.join()
+        sys.stdout.write(stream.getvalue())
+        sys.stdout.flush()
+        self.pending = None
+
+
+class Variant:
+    def __init__(self, run, arch, debug=False, config=''):
+        self.run, self.arch, self.debug, self.config = run, arch, debug, config
+        self.top, self.ci, self.src = run.top, run.ci, run.src
+        self.say = run.say
+        self.conf = arches.load(arch)
+        self.name = arch + ('-debug' if debug else '') + ('-' + config if config else '')
+        self.matrix = (os.path.join(self.top, 'kunit-configs', 'matrix', config + '.kunitconfig')
+                       if config else None)
+        vdir = os.path.join(run.bld, self.name)
+        self.kdir, self.gdir = os.path.join(vdir, 'kernel'), os.path.join(vdir, 'guest')
+        self.kcfg = os.path.join(vdir, 'nsfd.kunitconfig')
+        # --uid N: the same kernel and tests, run as uid N: results of
+        # their own.
+        if run.guest_uid:
+            self.name += '-uid' + run.guest_uid
+        self.out = os.path.join(run.out_root, self.name)
+        self.kunit = [sys.executable, '-B', os.path.join(self.src, 'tools/testing/kunit/kunit.py')]
+        self.make_cc = kernel.kernel_cc(self.ci, self.conf)
+        self.common = ['--arch=' + self.conf['LINUX_ARCH'], '--build_dir=' + self.kdir,
+                       '--kunitconfig=' + self.kcfg, '--make_options', self.make_cc]
+        if self.conf['CROSS_COMPILE']:
+            self.common.append('--cross_compile=' + self.conf['CROSS_COMPILE'])
+
+    def rel(self, path):
+        return os.path.relpath(path, self.top)
+
+    def stage(self, name, result, start):
+        return runlog.record(self.say, self.out, self.name, name, result, start)
+
+    def patch_ids(self):
+        args = []
+        if self.run.kernel_src:
+            return args
+        for p in series(self.top):
+            with open(os.path.join(self.top, 'patches', p), 'rb') as f:
+                pid = subprocess.run(['git', 'patch-id', '--stable'], input=f.read(),
+                                     capture_output=True).stdout.decode().split(' ')[0]
+            args += ['--patch', '%s=%s' % (p, pid)]
+        return args
+
+    def report(self):
+        """ci/results/report.py variant: results.json and the rest from what the
+        stages left in out/VARIANT/; its exit is the variant's."""
+        version = procs.output(['make', '-s', '-C', self.src, 'kernelversion'], default='unknown')
+        cmd = [sys.executable, os.path.join(self.ci, 'results', 'report.py'), 'variant', self.out,
+               '--arch', self.arch, '--variant', self.name, '--kernel-version', version,
+               '--kernel-source', self.run.kernel_src or
+               '/usr/src/linux-source-6.12.tar.xz + patches/series']
+        if not self.run.kernel_src:
+            cmd.append('--patched')
+        stream = self.say.stream
+        if stream is None:
+            return procs.run(cmd + self.patch_ids())
+        p = subprocess.run(cmd + self.patch_ids(), stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        stream.write(p.stdout)
+        return p.returncode
+
+    def write_build_info(self):
+        """What a result was produced from, for results.json (ci/results/report.py
+        merges build-info.json): the tree's commit, nsfd's own commit, the
+        compiler and QEMU versions."""
+        nsfd_commit = procs.output(['git', '-C', self.top, 'rev-parse', 'HEAD'], default='unknown')
+        if procs.output(['git', '-C', self.top, 'status', '--porcelain', '--untracked-files=no']):
+            nsfd_commit += '-dirty'
+        try:
+            with open(os.path.join(self.src, '.git', 'nsfd-source')) as f:
+                tree = f.read().strip()
+        except OSError:
+            tree = 'unknown'
+        info = {
+            'nsfd_commit': nsfd_commit,
+            'tree': tree,
+            'tree_commit': procs.output(['git', '-C', self.src, 'rev-parse', 'HEAD'], default='unknown'),
+            'series_digest': 'none' if self.run.kernel_src else series_digest(self.top),
+            'kernel_config': 'out/%s/config' % self.name,
+            'kunitconfig': self.kcfg,
+            'gcc': kernel.gcc_version(self.conf),
+            'qemu': procs.output([self.conf['QEMU'], '--version']).split('\n')[0],
+        }
+        with open(os.path.join(self.out, 'build-info.json'), 'w') as f:
+            json.dump(info, f, indent=1)
+
+    def prepare_out(self):
+        shutil.rmtree(self.out, ignore_errors=True)
+        os.makedirs(self.out)
+        os.makedirs(self.gdir, exist_ok=True)
+        with open(os.path.join(self.out, 'stages.tsv'), 'w') as f:
+            f.write('tree\t%s\t%s\t\n' % (self.run.tree_rc, self.run.tree_secs))
+
+    def run_all(self):
+        """Every stage, then the report: the variant's exit code. With
+        the run's overlap on (make test), the tests start beside the next
+        variant's kernel build and this returns 0 at once."""
+        self.prepare_out()
+        self.write_build_info()
+        if self.run.tree_rc != 'ok':
+            return self.report()
+        if self.conf['FIRMWARE'] and not os.path.exists(self.conf['FIRMWARE']):
+            self.stage('firmware', Stage('env-error', '%s is missing (package qemu-system-data)'
+                                         % self.conf['FIRMWARE']), now())
+            return self.report()
+        # One .kunitconfig, merged from the variant's fragments, so that a
+        # suite can be switched off (kernel.skip_uncompilable_suites).
+        kernel.write_kunitconfig(self)
+        kernel.asm_include_hazard(self)
+        if self.run.guest_only:
+            if not os.path.isfile(os.path.join(self.kdir, self.conf['KERNEL_IMAGE'])):
+                raise runlog.EnvError("guest: no kernel in %s yet: run 'make run ARCH=%s' first"
+                                      % (self.kdir, self.arch))
+            if not kernel.record_identity(self):
+                raise runlog.EnvError('guest: cannot read the banner and build-id of %s/vmlinux'
+                                      % self.kdir)
+            return self.guests()
+        if kernel.build(self).status != 'ok':
+            return self.report()
+        if self.run.overlap:
+            self.say('%s: kunit, selftests, guest: running beside the next kernel build '
+                     '(printed when it ends)' % self.name)
+            stream = io.StringIO()
+            box = []
+            mine = Variant.__new__(Variant)
+            mine.__dict__.update(self.__dict__, say=runlog.Say(stream))
+
+            def work():
+                try:
+                    box.append(mine.tests())
+                except Exception:       # no results.json: the summary fails it
+                    traceback.print_exc(file=stream)
+                    mine.say('%s: the pipeline itself raised an exception (above): '
+                             'this variant has no results' % mine.name)
+            thread = threading.Thread(target=work, daemon=True)
+            thread.start()
+            self.run.pending = (thread, stream, self.kdir, box)
+            return 0
+        return self.tests()
+
+    def tests(self):
+        """KUnit, then the kselftests, on the kernel built."""
+        if not os.path.getsize(os.path.join(self.out, 'expected-kunit-suites.txt')):
+            # kunit.py would boot, find no suite and call that a failure.
+            self.stage('kunit', Stage('skipped', 'no nsfd KUnit suite is built in this kernel'), now())
+        else:
+            result = kernel.kunit_exec(self)
+            # make mutants: a mutant KUnit already caught needs no guest.
+            if result.status != 'ok' and os.environ.get('NSFD_FAIL_FAST', '0') == '1':
+                self.say('%s: selftests: not run (NSFD_FAIL_FAST=1, KUnit is already red)' % self.name)
+                return self.report()
+        # A matrix config may say "# nsfd-kselftests: no" (NET=n: the
+        # harness helpers need sockets): then only KUnit judges it.
+        if self.matrix:
+            with open(self.matrix) as f:
+                if any(line.startswith('# nsfd-kselftests: no') for line in f):
+                    self.say('%s: selftests: not run in this config (%s says why)'
+                             % (self.name, os.path.basename(self.matrix)))
+                    return self.report()
+        return self.guests()
+
+    def guests(self):
+        if guest.selftests(self).status == 'ok':
+            guest.boot(self)
+        return self.report()
+
+
+def series(top):
+    """The patch files patches/series lists, in its order."""
+    with open(os.path.join(top, 'patches', 'series')) as f:
+        return [w for line in f for w in line.split('#')[0].split()]
+
+
+def series_digest(top):
+    """sha256 of patches/series and, in its order, every patch it lists:
+    names the series a result was judged on."""
+    h = hashlib.sha256()
+    with open(os.path.join(top, 'patches', 'series'), 'rb') as f:
+        h.update(f.read())
+    for p in series(top):
+        with open(os.path.join(top, 'patches', p), 'rb') as f:
+            h.update(f.read())
+    return h.hexdigest()

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Fake tools/testing/kunit/kunit.py (ci/tests/test_faults.py).
+
+build: .config from the .kunitconfig, vmlinux and the image copied from
+FAKE_VMLINUX, usr/gen_init_cpio. exec: test.log holding the kernel's
+banner and a KTAP where every nsfd suite the .config turns on passes.
+FAKE_KUNIT_BUILD=fail, FAKE_KUNIT_EXEC=raise|crash|hang|fail|noboot."""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+CI = os.environ['FAKE_CI']
+sys.path.insert(0, os.path.join(CI, 'results'))
+import identity  # noqa: E402
+
+ap = argparse.ArgumentParser()
+ap.add_argument('cmd')
+ap.add_argument('--arch')
+ap.add_argument('--build_dir')
+ap.add_argument('--kunitconfig')
+ap.add_argument('--make_options')
+ap.add_argument('--cross_compile')
+ap.add_argument('--jobs')
+ap.add_argument('--timeout')
+ap.add_argument('--qemu_args')
+a = ap.parse_args()
+kdir = a.build_dir
+os.makedirs(kdir, exist_ok=True)
+
+
+def write_config():
+    lines = []
+    with open(a.kunitconfig) as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith('CONFIG_'):
+                lines.append(line)
+    with open(os.path.join(kdir, '.config'), 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+
+
+if a.cmd == 'config':
+    write_config()
+    sys.exit(0)
+
+if a.cmd == 'build':
+    write_config()
+    if os.environ.get('FAKE_KUNIT_BUILD') == 'fail':
+        print('kernel/nsproxy.c:42:1: error: expected expression before ‘}’ token')
+        sys.exit(1)
+    image = os.path.join(kdir, os.environ['FAKE_IMAGE'])
+    os.makedirs(os.path.dirname(image), exist_ok=True)
+    shutil.copy(os.environ['FAKE_VMLINUX'], os.path.join(kdir, 'vmlinux'))
+    shutil.copy(os.environ['FAKE_VMLINUX'], image)
+    os.makedirs(os.path.join(kdir, 'usr', 'include'), exist_ok=True)
+    cpio = os.path.join(kdir, 'usr', 'gen_init_cpio')
+    with open(cpio, 'w') as f:
+        f.write('#!/bin/sh\ncat "$1"\n')
+    os.chmod(cpio, 0o755)
+    with open(os.path.join(kdir, 'init.o'), 'w'):
+        pass
+    sys.exit(0)
+
+assert a.cmd == 'exec', a.cmd
+mode = os.environ.get('FAKE_KUNIT_EXEC', 'ok')
+if mode == 'raise':
+    # kunit.py's own fault: nothing about the kernel is decided.
+    print('Traceback (most recent call last):\n  File "kunit.py", line 1, in <module>\n'
+          'FileNotFoundError: [Errno 2] No such file or directory: \'qemu-system-x86_64\'')
+    sys.exit(1)
+if mode == 'hang':
+    time.sleep(3600)
+if mode == 'noboot':
+    # Dies before QEMU starts (kunit.py writes test.log only then).
+    print('[ERROR] could not start qemu-system-x86_64')
+    sys.exit(1)
+with open(os.path.join(kdir, 'vmlinux'), 'rb') as f:
+    banner = identity.vmlinux_banner(f.read())
+config = open(os.path.join(kdir, '.config')).read().split('\n')
+rows = subprocess.run([sys.executable, os.path.join(CI, 'kunit-objects.py'),
+                       os.path.join(os.path.dirname(CI), 'kunit')],
+                      capture_output=True, text=True, check=True).stdout.split('\n')
+suites = sorted({s for r in rows if r for sym, _, _, ss in [r.split('\t')]
+                 if 'CONFIG_%s=y' % sym in config for s in ss.split(',')})
+log = ['[    0.000000] ' + banner, 'KTAP version 1', '1..%d' % len(suites)]
+for i, s in enumerate(suites, 1):
+    bad = mode == 'fail' and i == 1
+    log += ['    KTAP version 1', '    # Subtest: ' + s, '    1..1',
+            '    %s 1 %s_works' % ('not ok' if bad else 'ok', s)]
+    if mode == 'crash' and i == 1:
+        log += ['[    1.000000] BUG: kernel NULL pointer dereference, address: 0000000000000000',
+                '[    1.000001] Kernel panic - not syncing: Fatal exception']
+        break
+    log.append('%s %d %s' % ('not ok' if bad else 'ok', i, s))
+log.append('[    2.000000] reboot: Restarting system')
+with open(os.path.join(kdir, 'test.log'), 'w') as f:
+    f.write('\n'.join(log) + '\n')
+print('\n'.join(log))
+sys.exit(0 if mode == 'ok' else 1)
