@@ -1,10 +1,31 @@
 #!/bin/bash
 # Install the Debian packages the pipeline needs, only those missing.
-# usage: ci/deps.sh ARCH...
+# usage: ci/deps.sh ARCH...   (ci/deps.sh --python3: python3 alone)
 # Near-instant when everything is present; runs apt-get update first only
 # when the package lists are absent (a fresh machine or container).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+
+# apt_install PKG...: as root, refreshing the lists first where there are
+# none (a fresh machine or container) and once more if they are stale.
+apt_install() {
+	export DEBIAN_FRONTEND=noninteractive
+	if ! ls /var/lib/apt/lists/*_Packages* >/dev/null 2>&1; then
+		apt-get update -q
+	fi
+	if ! apt-get install -y -q --no-install-recommends "$@"; then
+		apt-get update -q && apt-get install -y -q --no-install-recommends "$@"
+	fi
+}
+
+# --python3: only the interpreter ci/nsfd needs before anything else.
+if [ "${1:-}" = --python3 ]; then
+	command -v python3 >/dev/null && exit 0
+	[ "$(id -u)" = 0 ] || { echo "deps: python3 is missing: run as root, or: sudo apt-get install python3" >&2; exit 2; }
+	echo "deps: installing python3"
+	apt_install python3
+	exit
+fi
 
 pkgs="linux-source-6.12 make gcc libc6-dev bc flex bison libelf-dev libssl-dev
       cpio xz-utils ccache python3 python3-ply python3-git git rsync perl
@@ -57,12 +78,6 @@ if [ "$(id -u)" != 0 ]; then
 	exit 2
 fi
 echo "deps: installing$missing"
-export DEBIAN_FRONTEND=noninteractive
-if ! ls /var/lib/apt/lists/*_Packages* >/dev/null 2>&1; then
-	apt-get update -q
-fi
-if ! apt-get install -y -q --no-install-recommends $missing; then
-	# Stale lists on an old machine: refresh once and retry.
-	apt-get update -q && apt-get install -y -q --no-install-recommends $missing
-fi
+# shellcheck disable=SC2086 # one argument a package
+apt_install $missing || exit 2
 check_toolchains "$@"

@@ -29,7 +29,7 @@ def run(v):
         v.say('bench: the benchmark does not build')
         return 125
     if procs.run([os.path.join(v.ci, 'guest', 'build-initramfs.sh'), v.kdir, v.gdir, gcc, prog],
-                 out=os.devnull):
+                 out=os.devnull, stderr_to_out=False):
         return 125
     if not kernel.record_identity(v):
         raise EnvError('bench: cannot read the banner and build-id of %s/vmlinux' % v.kdir)
@@ -37,7 +37,8 @@ def run(v):
     v.say('bench: booting %s with the benchmark' % v.arch)
     rc = qemu.boot(v.conf, image, os.path.join(v.gdir, 'initramfs.cpio'),
                    os.path.join(v.out, 'console-bench.log'),
-                   int(os.environ.get('NSFD_BOOT_TIMEOUT') or 300))
+                   os.environ.get('NSFD_BOOT_TIMEOUT') or 300, uid=v.run.guest_uid,
+                   fail_fast=os.environ.get('NSFD_FAIL_FAST', '0') == '1')
     if rc:
         v.say('bench: the guest ended with status %d' % rc)
     rc = procs.run([sys.executable, os.path.join(v.ci, 'results', 'report.py'), 'bench', v.out])

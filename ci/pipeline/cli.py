@@ -33,6 +33,7 @@ not beside the next kernel build).
 """
 
 import os
+import re
 import subprocess
 import sys
 
@@ -48,13 +49,15 @@ import variants  # noqa: E402  ci/variants.py: make test's list
 
 def usage():
     sys.stderr.write(__doc__.split('\n\n')[1] + '\n')
+    print(runlog.NOTHING_JUDGED, flush=True)
     return 2
 
 
 def setup_env():
     os.environ['PYTHONDONTWRITEBYTECODE'] = '1'
-    os.environ.setdefault('CCACHE_MAXSIZE', '8G')
-    os.environ.setdefault('CCACHE_BASEDIR', os.path.join(TOP, 'build'))
+    for key, default in (('CCACHE_MAXSIZE', '8G'), ('CCACHE_BASEDIR', os.path.join(TOP, 'build'))):
+        if not os.environ.get(key):
+            os.environ[key] = default
     # ccache's depend mode: a miss costs no extra preprocessor run (the
     # kernel's own -Wp,-MMD list is the manifest). Preprocessor mode made a
     # cold x86_64 build 23-48 % slower; its only extra hits were across
@@ -92,7 +95,7 @@ def parse(argv):
             opts['kernel_rev'] = value(a)
         elif a == '--uid':
             opts['uid'] = value(a)
-            if not opts['uid'].isdigit():
+            if not re.fullmatch('[0-9]+', opts['uid']):
                 raise EnvError("--uid needs a number, not '%s'" % opts['uid'])
         elif a == '--config':
             opts['config'] = value(a)
@@ -151,7 +154,7 @@ def test_plan():
     return variants.kernel_variants()
 
 
-def cmd_test(say, _o):
+def cmd_test(say, o):
     start = now()
     prepare_deps(say, 'x86_64', 'riscv64')
     say('pipeline: testing the pipeline itself (ci/tests)')
@@ -159,15 +162,19 @@ def cmd_test(say, _o):
     if procs.run([sys.executable, '-B', os.path.join(CI, 'tests', 'run.py'),
                   os.path.join(TOP, 'out', 'pipeline')]):
         say('pipeline: its own tests failed')
-    run = Run(TOP, say)
+    run = Run(TOP, say, o['kernel_src'], o['kernel_rev'], o['uid'])
     run.prepare_tree()
     results = [os.path.join(TOP, 'out', 'pipeline', 'results.json')]
-    run.overlap = os.environ.get('NSFD_OVERLAP', '1') == '1'
-    for arch, debug, config in test_plan():
-        v = Variant(run, arch, debug, config)
-        v.run_all()
-        results.append(os.path.join(v.out, 'results.json'))
-    run.finish_pending()
+    run.overlap = (os.environ.get('NSFD_OVERLAP') or '1') == '1'
+    try:
+        for arch, debug, config in test_plan():
+            v = Variant(run, arch, debug, config)
+            v.run_all()
+            results.append(os.path.join(v.out, 'results.json'))
+    finally:
+        # Whatever ended the loop, the tests running beside it end and
+        # are printed before this run does.
+        run.finish_pending()
     # The mailed series as a robot takes it (ci/robot/run.sh), under the
     # build lock this run holds (fd 9, ci/build-lock.sh).
     say('robot: the mailed series on pristine 6.12, kselftest\'s own runner')
@@ -181,7 +188,7 @@ def cmd_test(say, _o):
 def cmd_bench(say, o):
     from . import bench
     prepare_deps(say, o['arch'])
-    run = Run(TOP, say)
+    run = Run(TOP, say, o['kernel_src'], o['kernel_rev'], o['uid'])
     run.prepare_tree()
     return bench.run(Variant(run, o['arch']))
 

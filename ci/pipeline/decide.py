@@ -80,11 +80,12 @@ def guest_boot(number, rc, limit, qemu, console_text):
 
 
 def guests(ends):
-    """The guest stage from every guest's (status, detail): the first
-    guest's bad status wins, every guest's detail is kept."""
+    """The guest stage from every guest's (status, detail): a timeout
+    wins, else the first guest's bad status; every guest's detail is
+    kept."""
     status = 'ok'
     for s, _ in ends:
-        if status == 'ok' and s != 'ok':
+        if s == 'timeout' or (status == 'ok' and s != 'ok'):
             status = s
     return Stage(status, '; '.join(d for _, d in ends if d))
 
@@ -93,7 +94,8 @@ def guest_limit(binaries, per_binary, debug, fixed=None):
     """A guest's time limit: each binary's own timeout (its settings) plus
     what the init spends ending one (SIGTERM grace, SIGKILL wait,
     draining: 17 s), plus booting (120 s; 600 s on a debug kernel) and the
-    kmemleak scan. FIXED (NSFD_BOOT_TIMEOUT) overrides."""
+    kmemleak scan. FIXED (NSFD_BOOT_TIMEOUT, any duration timeout(1)
+    takes) overrides."""
     if fixed:
-        return int(fixed)
-    return binaries * ((per_binary or 45) + 17) + (600 if debug else 120)
+        return fixed
+    return binaries * ((45 if per_binary is None else per_binary) + 17) + (600 if debug else 120)

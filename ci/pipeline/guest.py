@@ -61,7 +61,7 @@ def build_compat(v, log):
                       'OUTPUT=' + o, 'CC=%sgcc %s' % (v.conf['CROSS_COMPILE'], cflags),
                       'KHDR_INCLUDES=-isystem %s/usr/include' % v.kdir,
                       'USERLDFLAGS=-static', 'LDFLAGS=-static', '-j%d' % v.run.jobs],
-                     out=log, append=True):
+                     out=log, append=True, env=v.env()):
             return False
         for t in glob.glob(os.path.join(o, '*_test')):
             shutil.copy(t, os.path.join(compat, '%s-%s' % (name, os.path.basename(t))))
@@ -75,7 +75,8 @@ def build(v, log):
     # Static on every tree: USERLDFLAGS where lib.mk has it (6.12), and
     # LDFLAGS for older lib.mk files that lack it.
     if procs.run(kernel.make_args(v) + ['TARGETS=nsfd', 'USERLDFLAGS=-static', 'LDFLAGS=-static',
-                                        '-j%d' % v.run.jobs, 'kselftest-all'], out=log):
+                                        '-j%d' % v.run.jobs, 'kselftest-all'], out=log,
+                 env=v.env()):
         return False
     if not build_compat(v, log):
         return False
@@ -174,7 +175,7 @@ def boot(v):
              600 if v.debug else 120))
     ends = []
     for g, p, limit, console in boots:
-        rc = p.wait()
+        rc = procs.status(p.wait())
         with open(console, errors='replace') as f:
             text = f.read()
         ends.append(decide.guest_boot(g, rc, limit, v.conf['QEMU'], text))

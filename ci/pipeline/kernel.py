@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 from . import decide, procs
-from .runlog import Stage, now, since, show_tail
+from .runlog import EnvError, Stage, now, since, show_tail
 
 PIPELINE = os.path.dirname(os.path.abspath(__file__))
 
@@ -38,7 +38,7 @@ def write_kunitconfig(v, off=()):
     for sym in off:
         cmd += ['--off', sym]
     if procs.run(cmd + fragments(v)):
-        raise RuntimeError('merge-kunitconfig.py failed for %s' % v.kcfg)
+        raise EnvError('kunit-configs: cannot merge the fragments into %s (see above)' % v.kcfg)
 
 
 def kernel_cc(ci, conf):
@@ -63,7 +63,7 @@ def asm_include_hazard(v):
     if hit:
         v.say('%s: kernel: %s pulls a file in through the assembler: ccache off for this build'
               % (v.name, hit))
-    os.environ['NSFD_CC_NOCACHE'] = '1' if hit else '0'
+    v.cc_nocache = '1' if hit else '0'
 
 
 def pipeline_digest():
@@ -182,14 +182,14 @@ def build_with_progress(v, cmd, log, nice=False):
         total = '?'
     with open(log, 'w') as f:
         try:
-            p = subprocess.Popen((['nice', '-n', '19'] if nice else []) + cmd,
-                                 stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT)
+            p = procs.popen((['nice', '-n', '19'] if nice else []) + cmd, env=v.env(),
+                            stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT)
         except OSError as e:
             f.write('%s: %s\n' % (cmd[0], e.strerror))
             return 127
     while True:
         try:
-            rc = p.wait(timeout=tick)
+            rc = procs.status(p.wait(timeout=tick))
             break
         except subprocess.TimeoutExpired:
             pass
@@ -244,7 +244,8 @@ def record_identity(v):
     build-id), into out/identity-kernel.json (ci/results/identity.py). False when
     vmlinux cannot be read."""
     return procs.run([sys.executable, os.path.join(v.ci, 'results', 'identity.py'), 'kernel', v.kdir,
-                      v.conf['KERNEL_IMAGE']], out=os.path.join(v.out, 'identity-kernel.json')) == 0
+                      v.conf['KERNEL_IMAGE']], out=os.path.join(v.out, 'identity-kernel.json'),
+                     stderr_to_out=False) == 0
 
 
 def kunit_objects(v):
@@ -290,7 +291,7 @@ def skip_uncompilable_suites(v):
     t = now()
     log = os.path.join(v.out, 'kunit-suites.log')
     v.say('%s: kunit-suites: compiling each KUnit test object alone' % v.name)
-    if procs.run(v.kunit + ['config'] + v.common, out=log):
+    if procs.run(v.kunit + ['config'] + v.common, out=log, env=v.env()):
         show_tail(log, v.say.stream)
         return v.stage('kernel', Stage('build-failed', 'kunit.py config failed: %s' % v.rel(log)), t)
     rows = kunit_objects(v)
@@ -300,7 +301,7 @@ def skip_uncompilable_suites(v):
         except OSError:
             pass
     procs.run(make_args(v) + [v.make_cc, '-k', '-j%d' % v.run.jobs] + [r[1] for r in rows],
-              out=log, append=True)
+              out=log, append=True, env=v.env())
     with open(log, errors='replace') as f:
         text = f.read()
     off, skipped = [], []
@@ -395,7 +396,8 @@ def kunit_exec(v):
     except OSError:
         pass
     qargs = ['--qemu_args', os.environ['NSFD_QEMU_ARGS']] if os.environ.get('NSFD_QEMU_ARGS') else []
-    rc = procs.run(v.kunit + ['exec'] + v.common + qargs + ['--timeout=%d' % timeout], out=log)
+    rc = procs.run(v.kunit + ['exec'] + v.common + qargs + ['--timeout=%d' % timeout], out=log,
+                   env=v.env())
     try:
         shutil.copy(test_log, os.path.join(v.out, 'console-kunit.log'))
     except OSError:

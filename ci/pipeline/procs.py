@@ -15,19 +15,43 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 from . import runlog
 
 
-def run(cmd, out=None, env=None, cwd=None, pass_fds=(), append=False):
-    """CMD's exit status, its stdout and stderr to the file OUT (a path,
-    or None: the run's own). A command that cannot be started is 127, as
-    the shell says."""
+# Set once the run is told to stop: nothing new is started after it (a
+# thread of make test may still be running stages).
+stopping = threading.Event()
+
+
+class Stopping(Exception):
+    """Raised instead of starting a process once the run is stopping."""
+
+
+def status(rc):
+    """A child's exit status as the shell gives it: 128+N for a child
+    ended by signal N (137 for SIGKILL), where Popen says -N."""
+    return 128 - rc if rc < 0 else rc
+
+
+def popen(cmd, **kw):
+    """subprocess.Popen, unless the run is stopping."""
+    if stopping.is_set():
+        raise Stopping(cmd[0])
+    return subprocess.Popen(cmd, **kw)
+
+
+def run(cmd, out=None, env=None, cwd=None, pass_fds=(), append=False, stderr_to_out=True):
+    """CMD's exit status, its stdout (and its stderr, unless
+    STDERR_TO_OUT is False) to the file OUT (a path, or None: the run's
+    own). A command that cannot be started is 127, as the shell says."""
     f = open(out, 'a' if append else 'w') if out else None
     try:
-        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=f, stderr=f and subprocess.STDOUT,
-                             env=env, cwd=cwd, pass_fds=pass_fds)
+        p = popen(cmd, stdin=subprocess.DEVNULL, stdout=f,
+                  stderr=subprocess.STDOUT if f and stderr_to_out else None,
+                  env=env, cwd=cwd, pass_fds=pass_fds)
     except OSError as e:
         if f:
             f.write('%s: %s\n' % (cmd[0], e.strerror))
@@ -35,13 +59,16 @@ def run(cmd, out=None, env=None, cwd=None, pass_fds=(), append=False):
     finally:
         if f:
             f.close()
-    return p.wait()
+    return status(p.wait())
 
 
-def output(cmd, default='', cwd=None):
+def output(cmd, default='', cwd=None, env=None):
     """CMD's stdout without its last newline, or DEFAULT when it fails."""
+    if stopping.is_set():
+        raise Stopping(cmd[0])
     try:
-        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True, cwd=cwd)
+        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True, cwd=cwd,
+                           env=env)
     except OSError:
         return default
     return p.stdout.rstrip('\n') if p.returncode == 0 else default
@@ -84,29 +111,30 @@ def stop_tree(grace=10.0):
     """End every descendant: SIGTERM, outermost first (none sees a child
     end and acts on it), then SIGKILL for what is left after GRACE s."""
     me = os.getpid()
-    _kill(descendants(me), signal.SIGTERM)
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline:
-        left = descendants(me)
+        left = descendants(me)       # zombies excluded: they have ended
         if not left:
             return
+        # Again each pass: a process a stage started meanwhile goes too.
+        _kill(left, signal.SIGTERM)
         time.sleep(0.5)
-        try:
-            while os.waitpid(-1, os.WNOHANG)[0]:
-                pass
-        except ChildProcessError:
-            pass
     _kill(descendants(me), signal.SIGKILL)
 
 
 def stop_on_signals(stop_exit=2):
     """Install the handlers: the whole tree ends, then this process,
     with STOP_EXIT (env STOP_EXIT overrides)."""
-    stop_exit = int(os.environ.get('STOP_EXIT', stop_exit))
+    try:
+        stop_exit = int(os.environ.get('STOP_EXIT') or stop_exit)
+    except ValueError:
+        pass
 
     def stop(signum, _frame):
-        for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-            signal.signal(s, signal.SIG_IGN)
+        if stopping.is_set():
+            return                   # a second signal while stopping
+        # Not SIG_IGN: a child started now would inherit it and outlive us.
+        stopping.set()
         stop_tree()
         name = signal.Signals(signum).name
         sys.stdout.write('nsfd: stopped by %s: every process of this run has ended, '

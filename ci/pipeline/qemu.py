@@ -10,8 +10,9 @@ the KTAP goes to the console.
 """
 
 import os
-import shlex
 import subprocess
+
+from . import procs
 
 
 def command(conf, kernel, initramfs, timeout, ktap_file=None, uid=None, fail_fast=False,
@@ -27,10 +28,11 @@ def command(conf, kernel, initramfs, timeout, ktap_file=None, uid=None, fail_fas
     if fail_fast:
         append += ' nsfd.failfast=1'
     extra = os.environ.get('NSFD_QEMU_ARGS', '') if extra is None else extra
+    # Word lists, split as the shell splits an unquoted variable.
     return (['timeout', '--kill-after=10', str(timeout), conf['QEMU'], '-nodefaults',
              '-nographic', '-serial', 'stdio'] + chan +
-            ['-no-reboot', '-nic', 'none', '-m', '1024'] + shlex.split(conf['QEMU_FLAGS']) +
-            shlex.split(extra) +
+            ['-no-reboot', '-nic', 'none', '-m', '1024'] + conf['QEMU_FLAGS'].split() +
+            extra.split() +
             ['-kernel', kernel, '-initrd', initramfs, '-append', append])
 
 
@@ -41,10 +43,10 @@ def start(conf, kernel, initramfs, console_log, timeout, ktap_file=None, **kw):
     if ktap_file and conf['KTAP_DEV'] and conf['KTAP_QEMU_ARGS']:
         open(ktap_file, 'w').close()
     with open(console_log, 'w') as f:
-        return subprocess.Popen(command(conf, kernel, initramfs, timeout, ktap_file, **kw),
-                                stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT)
+        return procs.popen(command(conf, kernel, initramfs, timeout, ktap_file, **kw),
+                           stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT)
 
 
 def boot(*args, **kw):
     """One boot, waited for: its status."""
-    return start(*args, **kw).wait()
+    return procs.status(start(*args, **kw).wait())

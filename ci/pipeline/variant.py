@@ -7,7 +7,6 @@ ARCH, then -debug, then -CONFIG, then -uidN for --uid N).
 """
 
 import hashlib
-import io
 import json
 import os
 import shutil
@@ -30,9 +29,12 @@ class Run:
         self.out_root = out_root or os.path.join(top, 'out')
         self.kernel_src, self.kernel_rev = kernel_src, kernel_rev
         self.guest_uid, self.guest_only = guest_uid, guest_only
-        self.jobs = int(os.environ.get('NSFD_JOBS') or os.cpu_count() or 1)
+        jobs = os.environ.get('NSFD_JOBS') or str(len(os.sched_getaffinity(0)))
+        if not jobs.isdigit() or jobs == '0':
+            raise runlog.EnvError("NSFD_JOBS must be a number of jobs, not '%s'" % jobs)
+        self.jobs = int(jobs)
         self.overlap = False
-        self.pending = None          # (thread, stream, kdir, result box)
+        self.pending = None          # (thread, out/VARIANT/tests.log, kdir, result box)
         # The same shape for both trees (build/<tree>/src,
         # build/<tree>/<variant>/kernel), so that with CCACHE_BASEDIR=build/
         # every compile line of a KERNEL_SRC or bisection step matches the
@@ -70,8 +72,10 @@ class Run:
             return
         thread, stream, _, _ = self.pending
         thread.join()
-        sys.stdout.write(stream.getvalue())
+        stream.seek(0)
+        sys.stdout.write(stream.read())
         sys.stdout.flush()
+        stream.close()
         self.pending = None
 
 
@@ -93,11 +97,21 @@ class Variant:
             self.name += '-uid' + run.guest_uid
         self.out = os.path.join(run.out_root, self.name)
         self.kunit = [sys.executable, '-B', os.path.join(self.src, 'tools/testing/kunit/kunit.py')]
+        self.cc_nocache = '0'        # kernel.asm_include_hazard
         self.make_cc = kernel.kernel_cc(self.ci, self.conf)
         self.common = ['--arch=' + self.conf['LINUX_ARCH'], '--build_dir=' + self.kdir,
                        '--kunitconfig=' + self.kcfg, '--make_options', self.make_cc]
         if self.conf['CROSS_COMPILE']:
             self.common.append('--cross_compile=' + self.conf['CROSS_COMPILE'])
+
+    def env(self):
+        """The environment of this variant's builds and boots: the arch's
+        CROSS_COMPILE (not one the caller exported for another arch), and
+        whether ci/cc-ccache may cache (NSFD_CC_NOCACHE)."""
+        env = dict(os.environ)
+        env['CROSS_COMPILE'] = self.conf['CROSS_COMPILE']
+        env['NSFD_CC_NOCACHE'] = self.cc_nocache
+        return env
 
     def rel(self, path):
         return os.path.relpath(path, self.top)
@@ -119,7 +133,8 @@ class Variant:
     def report(self):
         """ci/results/report.py variant: results.json and the rest from what the
         stages left in out/VARIANT/; its exit is the variant's."""
-        version = procs.output(['make', '-s', '-C', self.src, 'kernelversion'], default='unknown')
+        version = procs.output(['make', '-s', '-C', self.src, 'kernelversion'], default='unknown',
+                               env=self.env())
         cmd = [sys.executable, os.path.join(self.ci, 'results', 'report.py'), 'variant', self.out,
                '--arch', self.arch, '--variant', self.name, '--kernel-version', version,
                '--kernel-source', self.run.kernel_src or
@@ -195,7 +210,9 @@ class Variant:
         if self.run.overlap:
             self.say('%s: kunit, selftests, guest: running beside the next kernel build '
                      '(printed when it ends)' % self.name)
-            stream = io.StringIO()
+            # The tests' lines go to out/VARIANT/tests.log, printed when
+            # they end (and kept there if the run is stopped).
+            stream = open(os.path.join(self.out, 'tests.log'), 'w+')
             box = []
             mine = Variant.__new__(Variant)
             mine.__dict__.update(self.__dict__, say=runlog.Say(stream))

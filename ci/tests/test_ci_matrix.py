@@ -76,7 +76,7 @@ def make_test_variants():
     cli.procs.run = lambda cmd, **kw: commands.append(cmd) or 0
     cli.summary = lambda *results: commands.append(['summary'] + list(results)) or 0
     try:
-        cli.cmd_test(lambda msg: None, {})
+        cli.cmd_test(lambda msg: None, cli.parse(['test'])[1])
     finally:
         cli.Variant, cli.prepare_deps, cli.Run.prepare_tree, cli.procs.run, cli.summary = saved
     return ran, commands
@@ -106,6 +106,29 @@ class VariantList(unittest.TestCase):
         self.assertEqual(want, NAMES[:len(want)], 'the CI list starts with make test\'s')
         with open(os.path.join(CI, 'tests', 'pipeline-job.sh')) as f:
             self.assertIn('ci/tests/run.py" "$top/out/pipeline"', f.read())
+
+    def test_nsfd_installs_python3_on_a_machine_without_it(self):
+        # A bare debian:12 container has bash and apt-get, no python3:
+        # ci/nsfd installs it (ci/deps.sh --python3) and then runs.
+        real = sys.executable
+        with tempfile.TemporaryDirectory() as bindir:
+            for tool in ('bash', 'dirname', 'ls', 'id', 'env', 'ln'):
+                os.symlink(subprocess.run(['sh', '-c', 'command -v ' + tool], capture_output=True,
+                                          text=True).stdout.strip(), os.path.join(bindir, tool))
+            log = os.path.join(bindir, 'apt.log')
+            with open(os.path.join(bindir, 'apt-get'), 'w') as f:
+                f.write('#!/bin/bash\necho "$*" >>%s\n'
+                        '[ "$1" = install ] && ln -s %s %s/python3\nexit 0\n' % (log, real, bindir))
+            os.chmod(os.path.join(bindir, 'apt-get'), 0o755)
+            env = dict(os.environ, PATH=bindir)
+            if os.getuid() != 0:
+                self.skipTest('ci/deps.sh --python3 installs only as root (CI runs as root)')
+            run = subprocess.run([NSFD, 'variants'], capture_output=True, text=True, env=env,
+                                 timeout=120)
+            self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+            self.assertEqual(run.stdout, ''.join('%s\t%s\n' % v for v in LIST))
+            with open(log) as f:
+                self.assertIn('install -y -q --no-install-recommends python3', f.read())
 
     def test_each_command_is_runnable_and_names_its_variant(self):
         self.assertEqual(LIST[0], ('pipeline', 'ci/tests/pipeline-job.sh'))

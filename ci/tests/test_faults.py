@@ -124,6 +124,26 @@ class Faults(unittest.TestCase):
         self.assertGreater(doc['summary']['passed'], 2)
         self.assertEqual(doc['summary']['failed'], 0)
 
+    def test_a_stage_whose_inputs_are_unchanged_is_not_redone(self):
+        self.world.run.tree_head = 'a' * 40     # a tree without changes of its own
+        _, first = self.go()
+        self.assertTrue(first['kernel'][1].startswith('ccache: '), first)
+        rc, again = self.go()
+        self.assertEqual(rc, 0)
+        self.assertEqual(again['kernel'][1], 'up to date, not rebuilt')
+        self.assertEqual(again['selftests'][1], 'up to date, not rebuilt')
+        # An image changed behind nsfd's back is rebuilt, and so are the
+        # guests' initramfs files (they carry its uapi headers).
+        image = os.path.join(self.world.variant.kdir, self.world.variant.conf['KERNEL_IMAGE'])
+        os.utime(image, (1, 1))
+        _, third = self.go()
+        self.assertTrue(third['kernel'][1].startswith('ccache: '), third)
+        self.assertEqual(third['selftests'][1], '')
+        # A mutant's tree (changes of its own) is always built through.
+        self.world.run.tree_head = None
+        _, mutant = self.go()
+        self.assertTrue(mutant['kernel'][1].startswith('ccache: '), mutant)
+
     def test_qemu_that_will_not_start_is_2(self):
         rc, stages = self.go(FAKE_QEMU='refuse')
         self.assertEqual(rc, 2)
