@@ -5,6 +5,8 @@ at a time. Each case is an exit path of the contract: 0 all passed, 1 a
 test failed, 125 nothing could be built (git bisect skips), 2 nothing was
 judged."""
 
+import contextlib
+import io
 import json
 import os
 import shutil
@@ -68,19 +70,29 @@ class World:
         run.tree_rc, run.tree_secs, run.tree_head = 'ok', '0.1', None
         run.jobs = 2
         self.run = run
-        self.variant = v = Variant(run, arch, False, config)
-        v.conf.update(QEMU=os.path.join(FAKES, 'qemu'), FIRMWARE='', KTAP_QEMU_ARGS='',
-                      COMPAT_ABIS='', CROSS_COMPILE='')
+        self.variant = v = self.another(arch, config)
         self.env = {'FAKE_CI': CI, 'FAKE_VMLINUX': fake_vmlinux(),
                     'FAKE_IMAGE': v.conf['KERNEL_IMAGE'], 'NSFD_GUESTS': '2',
                     'NSFD_PROGRESS_SECS': '30'}
 
-    def go(self, **fault):
-        """The variant's exit code with FAULT (env) in place."""
+    def another(self, arch='x86_64', config=''):
+        """A variant of this world, its QEMU the fake one."""
+        v = Variant(self.run, arch, False, config)
+        v.conf.update(QEMU=os.path.join(FAKES, 'qemu'), FIRMWARE='', KTAP_QEMU_ARGS='',
+                      COMPAT_ABIS='', CROSS_COMPILE='')
+        return v
+
+    def go(self, *variants, **fault):
+        """The exit code of the variant (or of each of VARIANTS, in
+        order, as make test runs them) with FAULT (env) in place."""
         env = dict(self.env, **fault)
         saved = {k: os.environ.get(k) for k in env}
         os.environ.update(env)
         try:
+            if variants:
+                codes = [v.run_all() for v in variants]
+                self.run.finish_pending()
+                return codes
             return self.variant.run_all()
         finally:
             for k, val in saved.items():
@@ -143,6 +155,26 @@ class Faults(unittest.TestCase):
         self.world.run.tree_head = None
         _, mutant = self.go()
         self.assertTrue(mutant['kernel'][1].startswith('ccache: '), mutant)
+
+    def test_tests_beside_the_next_build_are_judged_and_printed_in_variant_order(self):
+        w = self.world
+        w.run.overlap = True
+        second = w.another('x86_64', 'net_off')
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            codes = w.go(w.variant, second)
+        self.assertEqual(codes, [0, 0], 'each returns at once, its tests beside the next build')
+        for v in (w.variant, second):
+            with open(os.path.join(v.out, 'results.json')) as f:
+                doc = json.load(f)
+            self.assertEqual(doc['exit_code'], 0, v.name)
+            self.assertTrue(doc['judged']['proven'])
+        printed = out.getvalue()
+        first_guest = printed.index('x86_64: guest: ok')
+        self.assertLess(first_guest, printed.index('x86_64-net_off: kunit:'))
+        with open(os.path.join(w.variant.out, 'tests.log')) as f:
+            self.assertIn('x86_64: guest: ok', f.read(), 'kept in out/VARIANT/tests.log')
+        self.assertNotIn('x86_64: guest: ok', w.progress(), 'not printed while it ran')
 
     def test_qemu_that_will_not_start_is_2(self):
         rc, stages = self.go(FAKE_QEMU='refuse')
