@@ -15,6 +15,8 @@
 # plain ccache in a cache of their own, so that one run gives the ratios
 # before and after ci/cc-ccache against the same kunit.py build.
 #
+# MEASURE_COLD_ONLY=1 builds the first two only.
+#
 # MEASURE_ALSO=ARCH2 adds, last, nsfd's ARCH2 kernel built cold the same
 # way (ccache off), and its time as a ratio to nsfd's ARCH kernel of the
 # same run (README: arm64's cost beside x86_64's).
@@ -42,6 +44,9 @@ declare -A secs objs
 kcc=$("$top/ci/nsfd" cc "$arch" | sed -n 's/^CC=//p')
 [ -n "${MEASURE_CC:-}" ] && kcc="$MEASURE_CC ${CROSS_COMPILE}gcc"
 builds=(kunit-default nsfd nsfd-ccache nsfd-warm)
+# MEASURE_COLD_ONLY=1: the two cold builds alone (the ratio of nsfd's
+# kernel, and the denominator of a cold make test measured beside it).
+[ "${MEASURE_COLD_ONLY:-0}" = 1 ] && builds=(kunit-default nsfd)
 [ "${MEASURE_BEFORE:-0}" = 1 ] && builds+=(plainccache plainccache-warm)
 also=${MEASURE_ALSO:-}
 if [ -n "$also" ]; then
@@ -81,10 +86,12 @@ for which in "${builds[@]}"; do
 done
 awk -v a="${secs[nsfd]}" -v b="${secs[kunit-default]}" -v c="${objs[nsfd]}" -v d="${objs[kunit-default]}" \
 	'BEGIN { printf "measure: nsfd / kunit default: %.2fx the time, %.2fx the objects\n", a / b, c / d }'
-awk -v a="${secs[nsfd-ccache]}" -v b="${secs[nsfd]}" \
-	'BEGIN { printf "measure: filling an empty ccache: %.2fx the time of the build without it\n", a / b }'
-awk -v a="${secs[nsfd-warm]}" -v b="${secs[kunit-default]}" -v c="${secs[nsfd-ccache]}" \
-	'BEGIN { printf "measure: warm nsfd / kunit default: %.2fx; nsfd through an empty ccache / kunit default: %.2fx\n", a / b, c / b }'
+if [ -n "${secs[nsfd-warm]:-}" ]; then
+	awk -v a="${secs[nsfd-ccache]}" -v b="${secs[nsfd]}" \
+		'BEGIN { printf "measure: filling an empty ccache: %.2fx the time of the build without it\n", a / b }'
+	awk -v a="${secs[nsfd-warm]}" -v b="${secs[kunit-default]}" -v c="${secs[nsfd-ccache]}" \
+		'BEGIN { printf "measure: warm nsfd / kunit default: %.2fx; nsfd through an empty ccache / kunit default: %.2fx\n", a / b, c / b }'
+fi
 if [ "${MEASURE_BEFORE:-0}" = 1 ]; then
 	awk -v a="${secs[plainccache]}" -v w="${secs[plainccache-warm]}" -v b="${secs[kunit-default]}" \
 		-v c="${secs[nsfd-ccache]}" -v d="${secs[nsfd-warm]}" 'BEGIN {
