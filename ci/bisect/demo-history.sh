@@ -6,15 +6,8 @@
 #
 # usage: ci/bisect/demo-history.sh DIR   (DIR must not exist)
 set -euo pipefail
-dir=${1:?usage: ci/bisect/demo-history.sh DIR}
-[ -e "$dir" ] && { echo "$dir exists" >&2; exit 2; }
-mkdir -p "$dir"
-tar -xf /usr/src/linux-source-6.12.tar.xz -C "$dir" --strip-components=1
-cd "$dir"
-git init -q
-g() { git -c user.name=demo -c user.email=demo@localhost "$@"; }
-commit() { g add -Af; g commit -q -m "$1"; echo "$(git rev-parse --short=12 HEAD) $1"; }
-commit "linux-source-6.12 as shipped"
+. "$(dirname "$0")/history.sh"
+start_history "${1:?usage: ci/bisect/demo-history.sh DIR}" demo
 git tag demo-good
 echo "/* harmless: a comment */" >>kernel/utsname.c;            commit "utsname: a comment"
 sed -i '2a\ * harmless: another comment' kernel/pid_namespace.c;  commit "pid_namespace: another comment"

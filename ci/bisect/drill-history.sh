@@ -16,14 +16,8 @@
 # usage: ci/bisect/drill-history.sh DIR   (DIR must not exist)
 # Prints one line a commit; tags drill-good, drill-culprit, drill-bad.
 set -euo pipefail
-dir=${1:?usage: ci/bisect/drill-history.sh DIR}
-[ -e "$dir" ] && { echo "$dir exists" >&2; exit 2; }
-mkdir -p "$dir"
-tar -xf /usr/src/linux-source-6.12.tar.xz -C "$dir" --strip-components=1
-cd "$dir"
-git init -q
-g() { git -c user.name=drill -c user.email=drill@localhost "$@"; }
-commit() { g add -Af; g commit -q -m "$1"; echo "$(git rev-parse --short=12 HEAD) $1"; }
+. "$(dirname "$0")/history.sh"
+start_history "${1:?usage: ci/bisect/drill-history.sh DIR}" drill
 # edit FIND REPLACE: one exact replacement in kernel/nsproxy.c, or stop.
 edit() {
 	python3 - "$1" "$2" <<-'PY'
@@ -34,7 +28,6 @@ edit() {
 	open(p, 'w').write(s.replace(old, new))
 	PY
 }
-commit "linux-source-6.12 as shipped"
 g tag drill-good
 echo "/* harmless: a comment */" >>kernel/utsname.c
 commit "utsname: a comment"
