@@ -169,6 +169,15 @@ if grep -q 'abort\|exited with error code\|could not run' "$out/git-bisect-run.l
    python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["steps"]; sys.exit(0 if s and s[-1]["verdict"]=="abort" else 1)' "$out/steps.json"; then
 	die "aborted: an environment error; nothing was marked (see out/bisect/git-bisect-run.log)"
 fi
-tail -n 5 "$out/git-bisect-run.log" | sed 's/^/    /'
-log "could not name one first bad commit (exit $rc; skipped commits?): out/bisect/git-bisect.log"
+# Skipped commits next to the first bad one: git names them all.
+cands=$(sed -n '/could be any of:/,/cannot bisect more/{/^[0-9a-f]\{40\}$/p}' "$out/git-bisect-run.log")
+if [ -n "$cands" ]; then
+	log "the first bad commit is one of these $(echo "$cands" | wc -l); the others could not say (skip):"
+	for c in $cands; do
+		log "  $(git -C "$repo" log -1 --format='%h %s' "$c")"
+	done
+else
+	tail -n 5 "$out/git-bisect-run.log" | sed 's/^/    /'
+fi
+log "could not name one first bad commit (exit $rc): out/bisect/git-bisect.log"
 exit 1

@@ -330,3 +330,25 @@ class Stop(unittest.TestCase):
         lock = subprocess.run(['flock', '-n', os.path.join(tmp, 'build', '.lock'), 'true'])
         self.assertEqual(lock.returncode, 0)
         self.assertLess(time.monotonic() - t, 5)
+
+
+class Decisions(unittest.TestCase):
+    """The decisions the fault suite reaches through the stages, where a
+    real run's statuses differ from the fakes'."""
+
+    def test_a_guest_killed_by_timeout_is_a_timeout_as_the_shell_says(self):
+        from pipeline import decide, procs
+        self.assertEqual(procs.status(-9), 137)     # timeout --kill-after's SIGKILL
+        self.assertEqual(decide.guest_boot(1, procs.status(-9), 300, 'qemu', '')[0], 'timeout')
+
+    def test_a_timeout_wins_over_another_guests_failure(self):
+        from pipeline import decide
+        stage = decide.guests([('fail', 'guest 1: qemu exit 1'), ('timeout', 'guest 2: no end')])
+        self.assertEqual((stage.status, stage.detail), ('timeout', 'guest 1: qemu exit 1; guest 2: no end'))
+        self.assertEqual(decide.guests([('env-error', 'a'), ('fail', 'b')]).status, 'env-error')
+
+    def test_a_settings_timeout_of_0_is_kept_and_a_given_limit_wins(self):
+        from pipeline import decide
+        self.assertEqual(decide.guest_limit(2, 0, False), 2 * 17 + 120)
+        self.assertEqual(decide.guest_limit(2, None, True), 2 * (45 + 17) + 600)
+        self.assertEqual(decide.guest_limit(2, 240, False, '10m'), '10m')
