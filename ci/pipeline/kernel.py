@@ -5,8 +5,11 @@ last build), what every boot of it must print, and KUnit's run.
 Each function takes the variant (variant.Variant) it works for.
 """
 
+import functools
 import glob
 import hashlib
+import importlib.util
+import json
 import os
 import re
 import shutil
@@ -17,6 +20,9 @@ from . import decide, procs
 from .runlog import EnvError, Stage, now, since, show_tail
 
 PIPELINE = os.path.dirname(os.path.abspath(__file__))
+CI = os.path.dirname(PIPELINE)
+sys.path.insert(0, os.path.join(CI, 'results'))
+import identity  # noqa: E402  ci/results/identity.py
 
 
 def fragments(v):
@@ -32,13 +38,27 @@ def fragments(v):
     return frags
 
 
+def _load(path, name):
+    """The module of the script PATH (its file name may hold a hyphen)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+merge_kunitconfig = _load(os.path.join(CI, 'merge-kunitconfig.py'), 'merge_kunitconfig')
+
+
 def write_kunitconfig(v, off=()):
-    """The fragments merged into v.kcfg, each symbol of OFF switched off."""
-    cmd = [sys.executable, os.path.join(v.ci, 'merge-kunitconfig.py'), v.kcfg]
+    """The fragments merged into v.kcfg (ci/merge-kunitconfig.py), each
+    symbol of OFF switched off."""
+    args = [v.kcfg]
     for sym in off:
-        cmd += ['--off', sym]
-    if procs.run(cmd + fragments(v)):
-        raise EnvError('kunit-configs: cannot merge the fragments into %s (see above)' % v.kcfg)
+        args += ['--off', sym]
+    try:
+        merge_kunitconfig.main(['merge-kunitconfig.py'] + args + fragments(v))
+    except OSError as e:
+        raise EnvError('kunit-configs: cannot merge the fragments into %s: %s' % (v.kcfg, e))
 
 
 def kernel_cc(ci, conf):
@@ -241,24 +261,34 @@ def seed_from_base_kernel(v, base):
 
 def record_identity(v):
     """What every boot of the kernel in kdir must print (its banner, its
-    build-id), into out/identity-kernel.json (ci/results/identity.py). False when
-    vmlinux cannot be read."""
-    return procs.run([sys.executable, os.path.join(v.ci, 'results', 'identity.py'), 'kernel', v.kdir,
-                      v.conf['KERNEL_IMAGE']], out=os.path.join(v.out, 'identity-kernel.json'),
-                     stderr_to_out=False) == 0
+    build-id), into out/identity-kernel.json (ci/results/identity.py).
+    False when vmlinux or the image cannot be read."""
+    try:
+        ident = identity.kernel(v.kdir, v.conf['KERNEL_IMAGE'])
+    except OSError as e:
+        v.say('%s: kernel: %s' % (v.name, e))
+        return False
+    with open(os.path.join(v.out, 'identity-kernel.json'), 'w') as f:
+        json.dump(ident, f, indent=1)
+    return True
 
 
 def kunit_objects(v):
-    """[(symbol, object, source, [suites])] of nsfd's KUnit test objects
-    (ci/kunit-objects.py)."""
-    text = procs.output([sys.executable, os.path.join(v.ci, 'kunit-objects.py'),
-                         os.path.join(v.top, 'kunit')])
+    """[(symbol, object, source, (suites))] of nsfd's KUnit test objects
+    (ci/kunit-objects.py), read once a run: kunit/ does not change under
+    it."""
+    return _kunit_objects(v.ci, os.path.join(v.top, 'kunit'))
+
+
+@functools.lru_cache(maxsize=None)
+def _kunit_objects(ci, kunit_dir):
+    text = procs.output([sys.executable, os.path.join(ci, 'kunit-objects.py'), kunit_dir])
     rows = []
     for line in text.split('\n'):
         if line:
             sym, obj, srcf, suites = line.split('\t')
-            rows.append((sym, obj, srcf, suites.split(',')))
-    return rows
+            rows.append((sym, obj, srcf, tuple(suites.split(','))))
+    return tuple(rows)
 
 
 def write_expected_suites(v):

@@ -71,15 +71,18 @@ class World:
         run.jobs = 2
         self.run = run
         self.variant = v = self.another(arch, config)
-        self.env = {'FAKE_CI': CI, 'FAKE_VMLINUX': fake_vmlinux(),
-                    'FAKE_IMAGE': v.conf['KERNEL_IMAGE'], 'NSFD_GUESTS': '2',
+        # The fakes' `#!/usr/bin/env python3` finds this interpreter, not a
+        # wrapper in front of it (pyenv's shim costs 0.4 s a start).
+        self.env = {'PATH': os.path.dirname(sys.executable) + os.pathsep + os.environ['PATH'],
+                    'FAKE_CI': CI, 'FAKE_VMLINUX': fake_vmlinux(),
+                    'FAKE_IMAGE': v.conf['KERNEL_IMAGE'], 'NSFD_GUESTS': '1',
                     'NSFD_PROGRESS_SECS': '30'}
 
     def another(self, arch='x86_64', config=''):
         """A variant of this world, its QEMU the fake one."""
         v = Variant(self.run, arch, False, config)
         v.conf.update(QEMU=os.path.join(FAKES, 'qemu'), FIRMWARE='', KTAP_QEMU_ARGS='',
-                      COMPAT_ABIS='', CROSS_COMPILE='')
+                      COMPAT_ABIS='', CROSS_COMPILE=os.path.join(FAKES, 'fake-'))
         return v
 
     def go(self, *variants, **fault):
@@ -115,6 +118,19 @@ class World:
 
 
 class Faults(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        """One world run without a fault, which several cases compare
+        with (what a good step of a bisection looks like)."""
+        cls.base_tmp = tempfile.mkdtemp()
+        cls.base = World(cls.base_tmp)
+        cls.base_rc = cls.base.go()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.base.stream.close()
+        shutil.rmtree(cls.base_tmp)
+
     def setUp(self):
         tmp = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, tmp)
@@ -126,12 +142,12 @@ class Faults(unittest.TestCase):
         return rc, self.world.stages()
 
     def test_the_fake_world_passes_without_a_fault(self):
-        rc, stages = self.go()
-        self.assertEqual(rc, 0, self.world.progress())
+        rc, stages = self.base_rc, self.base.stages()
+        self.assertEqual(rc, 0, self.base.progress())
         self.assertEqual({s: st for s, (st, _) in stages.items()},
                          {'tree': 'ok', 'kunit-suites': 'ok', 'kernel': 'ok', 'kunit': 'ok',
                           'selftests': 'ok', 'guest': 'ok'})
-        doc = self.world.results()
+        doc = self.base.results()
         self.assertTrue(doc['judged']['proven'], doc['judged'])
         self.assertGreater(doc['summary']['passed'], 2)
         self.assertEqual(doc['summary']['failed'], 0)
@@ -184,10 +200,10 @@ class Faults(unittest.TestCase):
                       stages['guest'][1])
 
     def test_a_guest_that_hangs_is_1(self):
-        rc, stages = self.go(FAKE_QEMU='hang', NSFD_BOOT_TIMEOUT='3')
+        rc, stages = self.go(FAKE_QEMU='hang', NSFD_BOOT_TIMEOUT='1', NSFD_GUESTS='2')
         self.assertEqual(rc, 1)
-        self.assertEqual(stages['guest'], ('timeout', 'guest 1: no end after 3 s; '
-                                           'guest 2: no end after 3 s'))
+        self.assertEqual(stages['guest'], ('timeout', 'guest 1: no end after 1 s; '
+                                           'guest 2: no end after 1 s'))
 
     def test_a_guest_that_panics_is_1(self):
         rc, stages = self.go(FAKE_QEMU='panic')
@@ -245,33 +261,34 @@ class Faults(unittest.TestCase):
         self.assertEqual(stages['selftests'][0], 'build-failed')
         self.assertNotIn('guest', stages)
 
-    def judge(self, rc, deciding):
-        """ci/bisect/verdict.py judge on this world's results, as a step of
-        ci/bisect/bisect.sh does: its verdict line (ci/bisect/bisect.sh: skip is exit 125)."""
+    def judge(self, rc, deciding, world=None):
+        """ci/bisect/verdict.py judge on WORLD's results (this case's), as a
+        step of ci/bisect/bisect.sh does: its verdict line (skip is exit
+        125 to git bisect)."""
+        world = world or self.world
         steps = os.path.join(self.world.tmp, 'steps.json')
         with open(steps, 'w') as f:
             json.dump({'steps': [], 'deciding': [deciding]}, f)
         judged = subprocess.run([sys.executable, os.path.join(CI, 'bisect', 'verdict.py'), 'judge',
-                                 steps, str(rc), os.path.join(self.world.variant.out,
-                                                             'results.json'), ''],
-                                capture_output=True, text=True)
+                                 steps, str(rc), os.path.join(world.variant.out, 'results.json'),
+                                 ''], capture_output=True, text=True)
         self.assertEqual(judged.returncode, 0, judged.stderr)
         return judged.stdout.split('\n')[0]
 
     def test_a_deciding_test_skipped_in_a_bisect_step_is_125(self):
         deciding = 'nsfd:proc_ns_test global.works'
-        rc, _ = self.go()
-        self.assertEqual(self.judge(rc, deciding), 'good', 'the deciding test is named right')
+        self.assertEqual(self.judge(self.base_rc, deciding, self.base), 'good',
+                         'the deciding test is named right')
         rc, _ = self.go(FAKE_QEMU='skip-first')
         self.assertEqual(rc, 0, 'a skip fails nothing')
         self.assertEqual(self.judge(rc, deciding), 'skip')
 
     def test_a_commit_whose_kunit_suite_does_not_compile_is_125_for_its_tests(self):
-        rc, _ = self.go()
-        suite = sorted(t['suite'] for t in self.world.results()['tests']
+        suite = sorted(t['suite'] for t in self.base.results()['tests']
                        if t['source'] == 'kunit')[0]
         deciding = '%s %s_works' % (suite, suite)
-        self.assertEqual(self.judge(rc, deciding), 'good', 'the deciding test is named right')
+        self.assertEqual(self.judge(self.base_rc, deciding, self.base), 'good',
+                         'the deciding test is named right')
         rc, stages = self.go(FAKE_MAKE_OBJECTS='fail')
         self.assertEqual(stages['kunit-suites'][0], 'ok')
         self.assertNotEqual(stages['kunit-suites'][1], '0 suite(s) skipped')

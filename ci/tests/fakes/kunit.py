@@ -6,7 +6,6 @@ FAKE_VMLINUX, usr/gen_init_cpio. exec: test.log holding the kernel's
 banner and a KTAP where every nsfd suite the .config turns on passes.
 FAKE_KUNIT_BUILD=fail, FAKE_KUNIT_EXEC=raise|crash|hang|fail|noboot."""
 
-import argparse
 import os
 import shutil
 import subprocess
@@ -14,27 +13,20 @@ import sys
 import time
 
 CI = os.environ['FAKE_CI']
-sys.path.insert(0, os.path.join(CI, 'results'))
-import identity  # noqa: E402
 
-ap = argparse.ArgumentParser()
-ap.add_argument('cmd')
-ap.add_argument('--arch')
-ap.add_argument('--build_dir')
-ap.add_argument('--kunitconfig')
-ap.add_argument('--make_options')
-ap.add_argument('--cross_compile')
-ap.add_argument('--jobs')
-ap.add_argument('--timeout')
-ap.add_argument('--qemu_args')
-a = ap.parse_args()
-kdir = a.build_dir
+# kunit.py's command and the options ci/pipeline/kernel.py gives it
+# (--opt=value, or --opt value for --make_options and --qemu_args).
+cmd, opts, rest = sys.argv[1], {}, sys.argv[2:]
+while rest:
+    key, eq, val = rest.pop(0).partition('=')
+    opts[key[2:]] = val if eq else rest.pop(0)
+kdir = opts['build_dir']
 os.makedirs(kdir, exist_ok=True)
 
 
 def write_config():
     lines = []
-    with open(a.kunitconfig) as f:
+    with open(opts['kunitconfig']) as f:
         for line in f:
             line = line.strip()
             if line.startswith('CONFIG_'):
@@ -43,11 +35,11 @@ def write_config():
         f.write('\n'.join(lines) + '\n')
 
 
-if a.cmd == 'config':
+if cmd == 'config':
     write_config()
     sys.exit(0)
 
-if a.cmd == 'build':
+if cmd == 'build':
     write_config()
     if os.environ.get('FAKE_KUNIT_BUILD') == 'fail':
         print('kernel/nsproxy.c:42:1: error: expected expression before ‘}’ token')
@@ -65,7 +57,7 @@ if a.cmd == 'build':
         pass
     sys.exit(0)
 
-assert a.cmd == 'exec', a.cmd
+assert cmd == 'exec', cmd
 mode = os.environ.get('FAKE_KUNIT_EXEC', 'ok')
 if mode == 'raise':
     # kunit.py's own fault: nothing about the kernel is decided.
@@ -78,6 +70,8 @@ if mode == 'noboot':
     # Dies before QEMU starts (kunit.py writes test.log only then).
     print('[ERROR] could not start qemu-system-x86_64')
     sys.exit(1)
+sys.path.insert(0, os.path.join(CI, 'results'))
+import identity  # noqa: E402
 with open(os.path.join(kdir, 'vmlinux'), 'rb') as f:
     banner = identity.vmlinux_banner(f.read())
 config = open(os.path.join(kdir, '.config')).read().split('\n')
