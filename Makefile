@@ -8,7 +8,7 @@
 #   make series the mailable series in out/series/, checkpatch --strict
 #   make robot  the mailed series on pristine 6.12 as a test robot runs it:
 #               run_kselftest.sh in a busybox rootfs, KUnit built in and as
-#               modules (ci/robot/run.sh; out/robot-x86_64/)
+#               modules (ci/pipeline/robot.py; out/robot-x86_64/)
 #   make bench  socketat's cost in the x86_64 guest, out/x86_64/bench.json
 #   make bisect KERNEL_SRC=DIR GOOD=REV BAD=REV [ARCH=] [DEBUG=1] [TEST=RE]
 #               bisect DIR's history with nsfd's verdict (ci/bisect/bisect.sh)

@@ -34,7 +34,7 @@ def matrix_configs():
 
 
 # make test's last stage: the mailed series as a robot runs it
-# (ci/robot/run.sh), results in out/robot-x86_64/.
+# (ci/pipeline/robot.py), results in out/robot-x86_64/.
 ROBOT = ('robot-x86_64', 'ci/nsfd robot x86_64')
 
 # Kernels a CI matrix runs on a machine of their own and make test does

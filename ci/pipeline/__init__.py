@@ -7,7 +7,9 @@ qemu_configs/):
   variant.py  one variant's stages in order (tree, kernel, KUnit, guests)
   kernel.py   the kernel: config fragments, build, identity, KUnit exec
   guest.py    the kselftests: build, initramfs, the guests
-  qemu.py     the one QEMU launcher of every guest boot
+  qemu.py     the one QEMU launcher of every guest boot (the robot's too)
+  bench.py    make bench
+  robot.py    make robot: the mailed series as a test robot runs it
   decide.py   every status decision (a command's exit and output to a
               stage status), pure functions that ci/tests call
   procs.py    child processes, stopping the whole tree, build/.lock

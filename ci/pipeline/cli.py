@@ -12,14 +12,14 @@ usage: ci/nsfd run [ARCH] [--debug] [--kernel-src DIR [--kernel-rev REV]]
        document over out/<variant>/ directories of separate machines)
        ci/nsfd variants   (make test's variants, NAME<TAB>COMMAND a line)
        ci/nsfd robot [ARCH]   (the mailed series as a robot runs it:
-       ci/robot/run.sh, results in out/robot-ARCH/)
+       ci/pipeline/robot.py, results in out/robot-ARCH/)
 
 run:  dependencies, tree, kernel (kunit.py build), KUnit (kunit.py exec
       under QEMU), kselftests in QEMU guests on the same image, results in
       out/<variant>/ (variant: ARCH, or ARCH-debug).
 test: the pipeline's own tests, then run on x86_64 and riscv64, on the
       x86_64 debug kernel and each config of the matrix, then the robot
-      run (ci/robot/run.sh); one summary over all of them.
+      run (ci/nsfd robot); one summary over all of them.
 
 The last line is "nsfd: N passed, N failed, N skipped". Exit: 0 all
 passed; 1 a test failed, a kernel report, a guest timeout; 125 the kernel
@@ -175,11 +175,12 @@ def cmd_test(say, o):
         # Whatever ended the loop, the tests running beside it end and
         # are printed before this run does.
         run.finish_pending()
-    # The mailed series as a robot takes it (ci/robot/run.sh), under the
-    # build lock this run holds (fd 9, ci/build-lock.sh).
+    # The mailed series as a robot takes it (ci/nsfd robot), under the
+    # build lock this run holds (fd 9, procs.hold_build_lock).
     say('robot: the mailed series on pristine 6.12, kselftest\'s own runner')
     robot = variants.ROBOT
-    procs.run([os.path.join(CI, 'robot', 'run.sh'), robot[1].split()[-1]], pass_fds=(procs.LOCK_FD,))
+    procs.run([sys.executable, '-B', os.path.join(CI, 'nsfd.py')] + robot[1].split()[1:],
+              pass_fds=(procs.LOCK_FD,))
     results.append(os.path.join(TOP, 'out', robot[0], 'results.json'))
     say('test: done in %s s' % since(start))
     return summary(*results)
@@ -215,13 +216,15 @@ def main(argv):
     # variants: the list a CI matrix runs (ci/variants.py).
     if cmd == 'variants':
         os.execv(sys.executable, [sys.executable, os.path.join(CI, 'variants.py')] + argv[1:])
-    # robot: the mailed series on a pristine tree, kselftest's own runner.
-    if cmd == 'robot':
-        os.execv(os.path.join(CI, 'robot', 'run.sh'), [os.path.join(CI, 'robot', 'run.sh')] + argv[1:])
     setup_env()
     procs.stop_on_signals()
     say = Say()
     try:
+        # robot: the mailed series on a pristine tree, kselftest's own
+        # runner (ci/pipeline/robot.py).
+        if cmd == 'robot':
+            from . import robot
+            return robot.main(say, argv[1:])
         parsed = parse(argv)
         if not parsed or parsed[0] not in COMMANDS:
             return usage()

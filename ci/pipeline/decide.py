@@ -79,6 +79,22 @@ def guest_boot(number, rc, limit, qemu, console_text):
         number, qemu, rc, first)
 
 
+def robot_boot(rc, budget, qemu, console_text):
+    """make robot's boot (its whole job) from QEMU's or timeout's exit.
+    QEMU's exit 0 is the init's reboot; what the console holds is
+    ci/robot/verdict.py's to judge."""
+    if rc == 0:
+        return Stage('ok')
+    if rc in TIMED_OUT:
+        return Stage('timeout', 'the job did not end within %s s' % budget)
+    first = console_text.split('\n', 1)[0]
+    if rc in TIMEOUT_OWN:
+        return Stage('env-error', 'timeout could not run %s (exit %d): %s' % (qemu, rc, first))
+    if 'Linux version' in console_text:
+        return Stage('fail', '%s exit %d' % (qemu, rc))
+    return Stage('env-error', '%s exit %d before a kernel booted: %s' % (qemu, rc, first))
+
+
 def guests(ends):
     """The guest stage from every guest's (status, detail): a timeout
     wins, else the first guest's bad status; every guest's detail is

@@ -1,5 +1,5 @@
 """The one QEMU launcher of every guest nsfd boots (the kselftest guests,
-the benchmark). KUnit's boots are kunit.py's own (kunit.py exec).
+the benchmark, make robot's job). KUnit's boots are kunit.py's own (kunit.py exec).
 
 QEMU runs under TCG with no network device, under timeout(1), and ends
 with the guest init's reboot (-no-reboot). With a KTAP file, the arch's
@@ -16,9 +16,11 @@ from . import procs
 
 
 def command(conf, kernel, initramfs, timeout, ktap_file=None, uid=None, fail_fast=False,
-            extra=None):
-    """The argv of one boot: timeout(1), QEMU and the kernel command line."""
-    append = 'console=%s panic=-1 kunit.enable=0 rdinit=/init' % conf['CONSOLE']
+            extra=None, kunit=False):
+    """The argv of one boot: timeout(1), QEMU and the kernel command line.
+    KUnit's built-in suites run at boot only with KUNIT (the robot's boot);
+    every other boot has kunit.py's run for them."""
+    append = 'console=%s panic=-1 %srdinit=/init' % (conf['CONSOLE'], '' if kunit else 'kunit.enable=0 ')
     chan = []
     if ktap_file and conf['KTAP_DEV'] and conf['KTAP_QEMU_ARGS']:
         chan = conf['KTAP_QEMU_ARGS'].replace('@KTAP@', ktap_file).split()

@@ -97,7 +97,7 @@ class VariantList(unittest.TestCase):
         # after the kernels; one summary over them all, in that order.
         self.assertEqual(commands[0][-2:], [os.path.join(CI, 'tests', 'run.py'),
                                             os.path.join(TOP, 'out', 'pipeline')])
-        self.assertEqual(commands[1], [os.path.join(CI, 'robot', 'run.sh'), 'x86_64'])
+        self.assertEqual(commands[1][-3:], [os.path.join(CI, 'nsfd.py'), 'robot', 'x86_64'])
         self.assertEqual([os.path.basename(os.path.dirname(r)) for r in commands[2][1:]],
                          ['pipeline'] + names + [variants.ROBOT[0]])
         self.assertEqual(['pipeline'] + names + [variants.ROBOT[0]], want,

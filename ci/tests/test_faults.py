@@ -364,6 +364,42 @@ class Decisions(unittest.TestCase):
         self.assertEqual((stage.status, stage.detail), ('timeout', 'guest 1: qemu exit 1; guest 2: no end'))
         self.assertEqual(decide.guests([('env-error', 'a'), ('fail', 'b')]).status, 'env-error')
 
+    def test_the_robots_job_ends_as_its_boot_says(self):
+        from pipeline import decide, procs
+        banner = 'Linux version 6.12.0 (robot@localhost)\n'
+        self.assertEqual(decide.robot_boot(0, 600, 'qemu', banner).status, 'ok')
+        self.assertEqual(decide.robot_boot(procs.status(-9), 600, 'qemu', banner).status, 'timeout')
+        self.assertEqual(decide.robot_boot(124, 600, 'qemu', '').status, 'timeout')
+        self.assertEqual(decide.robot_boot(1, 600, 'qemu', banner).status, 'fail')
+        refused = decide.robot_boot(1, 600, 'qemu', 'qemu: failed to initialize kvm\n')
+        self.assertEqual(refused.status, 'env-error')
+        self.assertIn('failed to initialize kvm', refused.detail)
+        self.assertEqual(decide.robot_boot(127, 600, 'qemu', '').status, 'env-error')
+
+    def test_the_robots_builds_go_through_ccache_as_every_kernel_build(self):
+        from pipeline import kernel, procs, robot
+        from pipeline.runlog import Say
+        calls = []
+        saved = procs.run
+        procs.run = lambda cmd, **kw: calls.append(cmd) or 0
+        try:
+            r = robot.Robot(Say(), 'x86_64')
+            r.make('all', out=os.devnull)
+            r.make('tinyconfig', out=os.devnull, cc=False)
+        finally:
+            procs.run = saved
+        self.assertIn(kernel.kernel_cc(CI, r.conf), calls[0])
+        self.assertTrue(calls[0][-1] == 'all' and not [w for w in calls[1] if w.startswith('CC=')])
+
+    def test_only_the_robots_boot_runs_kunit(self):
+        from pipeline import arches, qemu
+        conf = arches.load('x86_64')
+        guest = qemu.command(conf, 'bzImage', 'initrd', 60, extra='')
+        robot = qemu.command(conf, 'bzImage', 'initrd', 600, extra='', kunit=True)
+        self.assertIn('kunit.enable=0', guest[-1])
+        self.assertEqual(robot[-1], 'console=ttyS0 panic=-1 rdinit=/init')
+        self.assertEqual(robot[:-1], guest[:2] + ['600'] + guest[3:-1])
+
     def test_a_settings_timeout_of_0_is_kept_and_a_given_limit_wins(self):
         from pipeline import decide
         self.assertEqual(decide.guest_limit(2, 0, False), 2 * 17 + 120)

@@ -1,5 +1,5 @@
 """make robot's verdict (ci/robot/verdict.py) on consoles as a robot boot
-prints them, and ci/robot/run.sh's refusals: the runner's TAP with each
+prints them, and ci/nsfd robot's refusals: the runner's TAP with each
 program's output prefixed "# ", its TIMEOUT and exit=N lines, a runner
 that never ends, KUnit at boot and from modules in the kernel log, the
 nsfd config a small base cannot satisfy, a boot of another kernel.
@@ -227,7 +227,7 @@ class ConfigMisses(unittest.TestCase):
 
 class RunScript(unittest.TestCase):
     def test_an_arch_without_a_robot_config_is_exit_2(self):
-        run = subprocess.run([os.path.join(CI, 'robot', 'run.sh'), 'sparc'],
+        run = subprocess.run([os.path.join(CI, 'nsfd'), 'robot', 'sparc'],
                              capture_output=True, text=True, timeout=60)
         self.assertEqual(run.returncode, 2)
         self.assertIn('the robot runs on: x86_64', run.stdout)

@@ -1,0 +1,291 @@
+"""make robot: the series as a kernel test robot takes it from the list.
+
+ 1. series: ci/series/mail.sh writes the mail (out/series/), as make
+    series does;
+ 2. apply:  `git am` of its patches, cover letter aside, on the pristine
+    Debian 6.12 tree (tag nsfd-base of build/patched/src), in a tree of
+    the robot's own, build/robot/src: nothing of kunit/ or selftests/nsfd/
+    reaches it except through the mail;
+ 3. config: tinyconfig, ci/robot/ARCH.config (what a QEMU boot into a
+    busybox initramfs needs) and tools/testing/selftests/nsfd/config
+    merged onto it as kselftest-merge merges (merge_config.sh -m), then
+    olddefconfig; every symbol the nsfd config asks for must come out as
+    asked, or the config file misses a dependency a robot cannot guess;
+ 4. kernel: the image and the modules;
+ 5. selftests: `make headers`, then tools/testing/selftests' own install
+    (nsfd must be in its default TARGETS; built and installed with
+    TARGETS=nsfd, dynamically linked, as a robot's distro build is);
+ 6. rootfs: ci/robot/rootfs.sh (Debian's busybox-static, the glibc the
+    tests link, coreutils' timeout, the install in /opt/kselftest, the
+    modules; /init is ci/robot/init);
+ 7. boot:   qemu.py's launcher, KernelCI's 10-minute job budget as the
+    hard timeout, KUnit left on: the built-in suites at boot, then
+    run_kselftest.sh -c nsfd, every KUnit module by modprobe, dmesg;
+ 8. verdict: ci/robot/verdict.py, from the stages and the console alone.
+
+Results in out/robot-ARCH/ (results.json, kselftest.ktap, kunit.ktap,
+junit.xml, kcidb.json, console.log and each stage's log); the last line
+is the summary. Exit: 0 passed, 1 a test failed or the mail does not apply
+or build, 2 an environment error (README, "Exit codes").
+"""
+
+import glob
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+
+from . import arches, decide, kernel, procs, qemu, runlog
+from .runlog import EnvError, Stage, now, since
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CI = os.path.join(TOP, 'ci')
+ROBOT = os.path.join(CI, 'robot')
+
+
+def robot_arches():
+    return sorted(f[:-len('.config')] for f in os.listdir(ROBOT) if f.endswith('.config'))
+
+
+class Robot:
+    """One robot run of ARCH: its directories, its stages."""
+
+    def __init__(self, say, arch):
+        if arch not in robot_arches() or not os.path.isfile(os.path.join(CI, 'arch', arch + '.conf')):
+            raise EnvError('robot: no ci/robot/%s.config; the robot runs on: %s'
+                           % (arch, ' '.join(robot_arches())))
+        self.say, self.arch, self.conf = say, arch, arches.load(arch)
+        self.name = 'robot-' + arch
+        self.out = os.path.join(TOP, 'out', self.name)
+        bld = os.path.join(TOP, 'build', 'robot')
+        self.src = os.path.join(bld, 'src')
+        self.kdir = os.path.join(bld, arch, 'kernel')
+        self.cfgdir = os.path.join(bld, arch, 'config')
+        self.ksft = os.path.join(bld, arch, 'kselftest')
+        self.rootfs = os.path.join(bld, arch, 'rootfs')
+        self.cpio = os.path.join(bld, arch, 'rootfs.cpio')
+        self.jobs = os.environ.get('NSFD_JOBS') or str(os.cpu_count() or 1)
+        # KernelCI's kselftest job budget: the whole boot, every test included.
+        self.budget = os.environ.get('NSFD_ROBOT_TIMEOUT') or '600'
+
+    def log(self, name):
+        return os.path.join(self.out, name)
+
+    def stage(self, name, result, start):
+        return runlog.record(self.say, self.out, self.name, name, result, start)
+
+    def env(self):
+        env = dict(os.environ)
+        env['CROSS_COMPILE'] = self.conf['CROSS_COMPILE']
+        env['NSFD_CC_NOCACHE'] = '0'
+        if not env.get('CCACHE_NODEPEND'):
+            env['CCACHE_DEPEND'] = '1'
+        return env
+
+    def git(self, *args, out=None):
+        cmd = ['git', '-C', self.src, '-c', 'user.name=robot', '-c', 'user.email=robot@localhost',
+               '-c', 'advice.detachedHead=false', '-c', 'gc.auto=0'] + list(args)
+        if out is None:
+            return procs.output(cmd)
+        return procs.run(cmd, out=out)
+
+    def make(self, *args, out, o=None, append=True, cc=True):
+        """make in the tree, into O (the kernel's build directory), with
+        every build's CC= (ccache: ci/cc-ccache) unless not CC."""
+        return procs.run(['make', '-C', self.src, 'O=' + (o or self.kdir),
+                          'ARCH=' + self.conf['LINUX_ARCH'],
+                          'CROSS_COMPILE=' + self.conf['CROSS_COMPILE']] +
+                         ([kernel.kernel_cc(CI, self.conf)] if cc else []) + list(args),
+                         out=out, append=append, env=self.env())
+
+    # 1. The mail.
+    def series(self):
+        rc = procs.run([os.path.join(CI, 'series', 'mail.sh')], out=self.log('series.log'),
+                       pass_fds=(procs.LOCK_FD,))
+        if rc not in (0, 1):
+            return Stage('env-error', 'ci/series/mail.sh failed: see out/%s/series.log' % self.name)
+        return Stage('ok', '%d mails in out/series/' % len(self.mails(with_cover=True)))
+
+    @staticmethod
+    def mails(with_cover=False):
+        return [p for p in sorted(glob.glob(os.path.join(TOP, 'out', 'series', '0*.patch')))
+                if with_cover or os.path.basename(p) != '0000-cover-letter.patch']
+
+    # 2. The mail on the pristine tree.
+    def apply(self):
+        mails = self.mails()
+        if not os.path.isdir(os.path.join(self.src, '.git')):
+            shutil.rmtree(self.src, ignore_errors=True)
+            if procs.run(['git', 'clone', '-q', '--no-checkout', '--shared',
+                          os.path.join(TOP, 'build', 'patched', 'src'), self.src]):
+                return Stage('env-error', 'cannot clone build/patched/src')
+        procs.run(['git', '-C', self.src, 'fetch', '-q', '-f', os.path.join(TOP, 'build', 'patched', 'src'),
+                   '+refs/tags/nsfd-base:refs/tags/nsfd-base'])
+        # The same mail as last time: the tree is left as it is, mtimes and all.
+        text = b''.join(open(p, 'rb').read() for p in mails)
+        ids = subprocess.run(['git', 'patch-id', '--stable'], input=text, capture_output=True).stdout
+        mail_id = hashlib.sha256(b''.join(l.split()[0] + b'\n' for l in ids.splitlines())).hexdigest()[:16]
+        base = self.git('rev-parse', 'nsfd-base')
+        stamp = os.path.join(self.src, '.git', 'nsfd-robot-mail')
+        try:
+            with open(stamp) as f:
+                last = f.read().strip()
+        except OSError:
+            last = ''
+        if last != '%s %s' % (mail_id, base) or self.git('status', '--porcelain', '--untracked-files=no'):
+            self.git('am', '--abort')
+            self.git('checkout', '-q', '-f', '-B', 'robot', 'nsfd-base')
+            if self.git('am', '-q', *mails, out=self.log('apply.log')):
+                self.git('am', '--abort')
+                if os.path.exists(stamp):
+                    os.unlink(stamp)
+                return Stage('fail', 'git am of the mail on pristine 6.12 failed: see out/%s/apply.log'
+                             % self.name)
+            with open(stamp, 'w') as f:
+                f.write('%s %s\n' % (mail_id, base))
+        return Stage('ok', '%d patches on %s' % (len(mails), self.git('log', '-1', '--format=%h %s',
+                                                                     'nsfd-base')))
+
+    # 3. The config, made again only when its inputs change (the tree as
+    # applied, the two fragments), and written to the build only when it
+    # differs (the build stays incremental).
+    def config(self):
+        os.makedirs(self.cfgdir, exist_ok=True)
+        os.makedirs(self.kdir, exist_ok=True)
+        frag = os.path.join(ROBOT, self.arch + '.config')
+        nsfd_config = os.path.join(self.src, 'tools', 'testing', 'selftests', 'nsfd', 'config')
+        h = hashlib.sha256(self.git('rev-parse', 'HEAD').encode() + b'\n')
+        for p in (frag, nsfd_config):
+            with open(p, 'rb') as f:
+                h.update(f.read())
+        inputs = h.hexdigest()[:16]
+        dot, stamp = os.path.join(self.cfgdir, '.config'), os.path.join(self.cfgdir, '.inputs')
+        made = 'inputs unchanged, not made again'
+        if not (os.path.isfile(dot) and read(stamp).strip() == inputs):
+            for p in (dot, stamp):
+                if os.path.exists(p):
+                    os.unlink(p)
+            log = self.log('config.log')
+            ok = (self.make('tinyconfig', out=log, o=self.cfgdir, append=False, cc=False) == 0 and
+                  procs.run([os.path.join(self.src, 'scripts', 'kconfig', 'merge_config.sh'), '-m',
+                             '-O', self.cfgdir, dot, frag, nsfd_config], out=log, append=True,
+                            env=self.env()) == 0 and
+                  self.make('olddefconfig', out=log, o=self.cfgdir, cc=False) == 0)
+            if not ok:
+                return Stage('env-error', 'see out/%s/config.log' % self.name)
+            with open(stamp, 'w') as f:
+                f.write(inputs + '\n')
+            made = 'tinyconfig + ci/robot/%s.config + selftests/nsfd/config' % self.arch
+        kdot = os.path.join(self.kdir, '.config')
+        if read(dot) != read(kdot):
+            shutil.copyfile(dot, kdot)
+        # What the nsfd config asks for and did not get, one "SYMBOL asked
+        # got" a line: the verdict fails each (config.SYMBOL).
+        misses = procs.output([sys.executable, os.path.join(ROBOT, 'verdict.py'), '--config-misses',
+                               nsfd_config, kdot])
+        with open(self.log('config-misses.tsv'), 'w') as f:
+            f.write(misses + '\n' if misses else '')
+        return Stage('ok', '%s; %d symbols not as asked' % (made, len(misses.splitlines())))
+
+    # 4. The kernel and its modules.
+    def kernel(self):
+        log = self.log('kernel.log')
+        self.say('%s: kernel: building in %s (log: out/%s/kernel.log)' % (self.name, self.kdir, self.name))
+        if self.make('-j' + self.jobs, 'olddefconfig', 'all', out=log, append=False):
+            runlog.show_tail(log)
+            return Stage('fail', 'the mailed tree does not build: see out/%s/kernel.log' % self.name)
+        ident = subprocess.run([sys.executable, os.path.join(CI, 'results', 'identity.py'), 'kernel',
+                                self.kdir, self.conf['KERNEL_IMAGE']], capture_output=True, text=True)
+        if ident.returncode:
+            return Stage('env-error', 'cannot read the banner of %s/vmlinux' % self.kdir)
+        with open(self.log('identity-kernel.json'), 'w') as f:
+            f.write(ident.stdout)
+        order = read(os.path.join(self.kdir, 'modules.order'))
+        return Stage('ok', '%d modules' % len(order.splitlines()))
+
+    # 5. The kselftests, installed the robots' way.
+    def selftests(self):
+        log = self.log('selftests.log')
+        self.say('%s: selftests: make headers, then tools/testing/selftests install (log: out/%s/selftests.log)'
+                 % (self.name, self.name))
+        targets = subprocess.run(['make', '-s', '--no-print-directory', '-C',
+                                  os.path.join(self.src, 'tools', 'testing', 'selftests'),
+                                  '-f', 'Makefile', '-f', '-', 'nsfd-print-targets'],
+                                 input='nsfd-print-targets: ; @echo $(TARGETS)\n',
+                                 capture_output=True, text=True)
+        with open(log, 'w') as f:
+            f.write(targets.stderr)
+        if 'nsfd' not in targets.stdout.split():
+            return Stage('fail', "nsfd is not in tools/testing/selftests/Makefile's default TARGETS: "
+                         'a robot would never build it')
+        shutil.rmtree(self.ksft, ignore_errors=True)
+        if (self.make('-j' + self.jobs, 'headers', out=log) or
+                self.make('-j' + self.jobs, 'TARGETS=nsfd', 'KSFT_INSTALL_PATH=' + self.ksft,
+                          'kselftest-install', out=log) or
+                not os.access(os.path.join(self.ksft, 'run_kselftest.sh'), os.X_OK)):
+            runlog.show_tail(log)
+            return Stage('fail', 'the kselftests do not build or install: see out/%s/selftests.log'
+                         % self.name)
+        programs = [l for l in read(os.path.join(self.ksft, 'kselftest-list.txt')).splitlines()
+                    if l.startswith('nsfd:')]
+        return Stage('ok', '%d programs in kselftest-list.txt' % len(programs))
+
+    # 6. The rootfs.
+    def make_rootfs(self):
+        log = self.log('rootfs.log')
+        if procs.run([os.path.join(ROBOT, 'rootfs.sh'), self.kdir, self.ksft, self.rootfs, self.cpio,
+                      self.conf['LINUX_ARCH'], self.conf['CROSS_COMPILE']], out=log, env=self.env()):
+            runlog.show_tail(log)
+            return Stage('env-error', 'see out/%s/rootfs.log' % self.name)
+        return Stage('ok', '%d KiB' % (os.path.getsize(self.cpio) // 1024))
+
+    # 7. The boot: the robot's job.
+    def boot(self):
+        self.say('%s: boot: run_kselftest.sh -c nsfd, then the KUnit modules (%s s budget; '
+                 'console: out/%s/console.log)' % (self.name, self.budget, self.name))
+        console = self.log('console.log')
+        rc = qemu.boot(self.conf, os.path.join(self.kdir, self.conf['KERNEL_IMAGE']), self.cpio,
+                       console, self.budget, kunit=True)
+        return decide.robot_boot(rc, self.budget, self.conf['QEMU'], read(console))
+
+    def verdict(self):
+        return procs.run([sys.executable, os.path.join(ROBOT, 'verdict.py'), self.out, TOP, self.arch])
+
+    def run(self):
+        start = now()
+        os.makedirs(self.out, exist_ok=True)
+        for f in os.listdir(self.out):
+            p = os.path.join(self.out, f)
+            if os.path.isfile(p):
+                os.unlink(p)
+        t = now()
+        self.say('deps: checking packages')
+        if procs.run([os.path.join(CI, 'deps.sh'), self.arch]):
+            raise EnvError('deps: failed; see the apt-get output above')
+        # make test, which runs this as its last stage, passes its lock down.
+        procs.hold_build_lock(TOP, self.say)
+        for name, step in (('series', self.series), ('apply', self.apply), ('config', self.config),
+                           ('kernel', self.kernel), ('selftests', self.selftests),
+                           ('rootfs', self.make_rootfs), ('boot', self.boot)):
+            t = now()
+            result = self.stage(name, step(), t)
+            if result.status != 'ok' and name != 'boot':
+                return self.verdict()
+        self.say('robot: done in %s s; results in out/%s/' % (since(start), self.name))
+        return self.verdict()
+
+
+def read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return ''
+
+
+def main(say, argv):
+    """ci/nsfd robot [ARCH]: the exit code."""
+    if len(argv) > 1:
+        raise EnvError('usage: ci/nsfd robot [ARCH]')
+    return Robot(say, argv[0] if argv else 'x86_64').run()
