@@ -61,38 +61,33 @@ def kunit_exec(rc, log_text, log_name):
     return Stage('fail', 'kunit.py exit %d' % rc, [log_name])
 
 
-def guest_boot(number, rc, limit, qemu, console_text):
-    """One guest's end: (status, detail). QEMU's exit 0 is the init's
-    reboot; the console's KTAP is judged by ci/results/report.py, not here."""
+def boot_end(rc, qemu, console_text, timed_out):
+    """A boot's end from QEMU's or timeout's exit: (status, detail),
+    TIMED_OUT the detail of a timeout. QEMU's exit 0 is the init's reboot;
+    what the console holds is judged elsewhere (ci/results/report.py,
+    ci/robot/verdict.py)."""
     first = console_text.split('\n', 1)[0]
     if rc == 0:
         return 'ok', ''
     if rc in TIMED_OUT:
-        return 'timeout', 'guest %d: no end after %s s' % (number, limit)
+        return 'timeout', timed_out
     if rc in TIMEOUT_OWN:
-        return 'env-error', 'guest %d: timeout could not run %s (exit %d): %s' % (
-            number, qemu, rc, first)
+        return 'env-error', 'timeout could not run %s (exit %d): %s' % (qemu, rc, first)
     if 'Linux version' in console_text:
-        return 'fail', 'guest %d: %s exit %d' % (number, qemu, rc)
+        return 'fail', '%s exit %d' % (qemu, rc)
     # QEMU refused to start (e.g. -enable-kvm without /dev/kvm).
-    return 'env-error', 'guest %d: %s exit %d before a kernel booted: %s' % (
-        number, qemu, rc, first)
+    return 'env-error', '%s exit %d before a kernel booted: %s' % (qemu, rc, first)
+
+
+def guest_boot(number, rc, limit, qemu, console_text):
+    """One kselftest guest's end: (status, detail)."""
+    status, detail = boot_end(rc, qemu, console_text, 'no end after %s s' % limit)
+    return status, 'guest %d: %s' % (number, detail) if detail else ''
 
 
 def robot_boot(rc, budget, qemu, console_text):
-    """make robot's boot (its whole job) from QEMU's or timeout's exit.
-    QEMU's exit 0 is the init's reboot; what the console holds is
-    ci/robot/verdict.py's to judge."""
-    if rc == 0:
-        return Stage('ok')
-    if rc in TIMED_OUT:
-        return Stage('timeout', 'the job did not end within %s s' % budget)
-    first = console_text.split('\n', 1)[0]
-    if rc in TIMEOUT_OWN:
-        return Stage('env-error', 'timeout could not run %s (exit %d): %s' % (qemu, rc, first))
-    if 'Linux version' in console_text:
-        return Stage('fail', '%s exit %d' % (qemu, rc))
-    return Stage('env-error', '%s exit %d before a kernel booted: %s' % (qemu, rc, first))
+    """make robot's boot, its whole job."""
+    return Stage(*boot_end(rc, qemu, console_text, 'the job did not end within %s s' % budget))
 
 
 def guests(ends):

@@ -62,6 +62,15 @@ def run(cmd, out=None, env=None, cwd=None, pass_fds=(), append=False, stderr_to_
     return status(p.wait())
 
 
+def make_jobs():
+    """make's -j for every build: NSFD_JOBS, else the CPUs this process
+    may run on (nproc's count)."""
+    jobs = os.environ.get('NSFD_JOBS') or str(len(os.sched_getaffinity(0)))
+    if not jobs.isdigit() or jobs == '0':
+        raise runlog.EnvError("NSFD_JOBS must be a number of jobs, not '%s'" % jobs)
+    return int(jobs)
+
+
 def output(cmd, default='', cwd=None, env=None):
     """CMD's stdout without its last newline, or DEFAULT when it fails."""
     if stopping.is_set():

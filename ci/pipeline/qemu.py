@@ -15,6 +15,11 @@ import subprocess
 from . import procs
 
 
+def has_channel(conf, ktap_file):
+    """Whether the KTAP goes to KTAP_FILE on the arch's own channel."""
+    return bool(ktap_file and conf['KTAP_DEV'] and conf['KTAP_QEMU_ARGS'])
+
+
 def command(conf, kernel, initramfs, timeout, ktap_file=None, uid=None, fail_fast=False,
             extra=None, kunit=False):
     """The argv of one boot: timeout(1), QEMU and the kernel command line.
@@ -22,7 +27,7 @@ def command(conf, kernel, initramfs, timeout, ktap_file=None, uid=None, fail_fas
     every other boot has kunit.py's run for them."""
     append = 'console=%s panic=-1 %srdinit=/init' % (conf['CONSOLE'], '' if kunit else 'kunit.enable=0 ')
     chan = []
-    if ktap_file and conf['KTAP_DEV'] and conf['KTAP_QEMU_ARGS']:
+    if has_channel(conf, ktap_file):
         chan = conf['KTAP_QEMU_ARGS'].replace('@KTAP@', ktap_file).split()
         append += ' nsfd.ktap=' + conf['KTAP_DEV']
     if uid:
@@ -42,7 +47,7 @@ def start(conf, kernel, initramfs, console_log, timeout, ktap_file=None, **kw):
     """Start one boot; the console (and QEMU's own messages) to
     CONSOLE_LOG. Returns the Popen: its wait() is QEMU's or timeout's
     status (124 on timeout, 125-127 timeout's own failures)."""
-    if ktap_file and conf['KTAP_DEV'] and conf['KTAP_QEMU_ARGS']:
+    if has_channel(conf, ktap_file):
         open(ktap_file, 'w').close()
     with open(console_log, 'w') as f:
         return procs.popen(command(conf, kernel, initramfs, timeout, ktap_file, **kw),

@@ -39,6 +39,8 @@ import sys
 from . import arches, decide, kernel, procs, qemu, runlog
 from .runlog import EnvError, Stage, now, since
 
+import report  # noqa: E402  ci/results/report.py (kernel.py puts ci/results on sys.path)
+
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CI = os.path.join(TOP, 'ci')
 ROBOT = os.path.join(CI, 'robot')
@@ -65,7 +67,7 @@ class Robot:
         self.ksft = os.path.join(bld, arch, 'kselftest')
         self.rootfs = os.path.join(bld, arch, 'rootfs')
         self.cpio = os.path.join(bld, arch, 'rootfs.cpio')
-        self.jobs = os.environ.get('NSFD_JOBS') or str(os.cpu_count() or 1)
+        self.jobs = str(procs.make_jobs())
         # KernelCI's kselftest job budget: the whole boot, every test included.
         self.budget = os.environ.get('NSFD_ROBOT_TIMEOUT') or '600'
 
@@ -76,11 +78,11 @@ class Robot:
         return runlog.record(self.say, self.out, self.name, name, result, start)
 
     def env(self):
+        """The builds' environment: the arch's CROSS_COMPILE, ccache on
+        (cli.setup_env has set ccache's own settings)."""
         env = dict(os.environ)
         env['CROSS_COMPILE'] = self.conf['CROSS_COMPILE']
         env['NSFD_CC_NOCACHE'] = '0'
-        if not env.get('CCACHE_NODEPEND'):
-            env['CCACHE_DEPEND'] = '1'
         return env
 
     def git(self, *args, out=None):
@@ -162,7 +164,7 @@ class Robot:
         inputs = h.hexdigest()[:16]
         dot, stamp = os.path.join(self.cfgdir, '.config'), os.path.join(self.cfgdir, '.inputs')
         made = 'inputs unchanged, not made again'
-        if not (os.path.isfile(dot) and read(stamp).strip() == inputs):
+        if not kernel.up_to_date(stamp, inputs, [dot]):
             for p in (dot, stamp):
                 if os.path.exists(p):
                     os.unlink(p)
@@ -174,8 +176,7 @@ class Robot:
                   self.make('olddefconfig', out=log, o=self.cfgdir, cc=False) == 0)
             if not ok:
                 return Stage('env-error', 'see out/%s/config.log' % self.name)
-            with open(stamp, 'w') as f:
-                f.write(inputs + '\n')
+            kernel.write_stamp(stamp, inputs, [dot])
             made = 'tinyconfig + ci/robot/%s.config + selftests/nsfd/config' % self.arch
         kdot = os.path.join(self.kdir, '.config')
         if read(dot) != read(kdot):
@@ -195,12 +196,8 @@ class Robot:
         if self.make('-j' + self.jobs, 'olddefconfig', 'all', out=log, append=False):
             runlog.show_tail(log)
             return Stage('fail', 'the mailed tree does not build: see out/%s/kernel.log' % self.name)
-        ident = subprocess.run([sys.executable, os.path.join(CI, 'results', 'identity.py'), 'kernel',
-                                self.kdir, self.conf['KERNEL_IMAGE']], capture_output=True, text=True)
-        if ident.returncode:
+        if not kernel.record_identity(self):
             return Stage('env-error', 'cannot read the banner of %s/vmlinux' % self.kdir)
-        with open(self.log('identity-kernel.json'), 'w') as f:
-            f.write(ident.stdout)
         order = read(os.path.join(self.kdir, 'modules.order'))
         return Stage('ok', '%d modules' % len(order.splitlines()))
 
@@ -259,7 +256,6 @@ class Robot:
             p = os.path.join(self.out, f)
             if os.path.isfile(p):
                 os.unlink(p)
-        t = now()
         self.say('deps: checking packages')
         if procs.run([os.path.join(CI, 'deps.sh'), self.arch]):
             raise EnvError('deps: failed; see the apt-get output above')
@@ -277,11 +273,8 @@ class Robot:
 
 
 def read(path):
-    try:
-        with open(path) as f:
-            return f.read()
-    except OSError:
-        return ''
+    """PATH's text, '' when there is none."""
+    return report.read(path) or ''
 
 
 def main(say, argv):

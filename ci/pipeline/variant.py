@@ -6,7 +6,6 @@ kunit-configs/matrix/ or none: its results go to out/VARIANT/ (VARIANT:
 ARCH, then -debug, then -CONFIG, then -uidN for --uid N).
 """
 
-import hashlib
 import json
 import os
 import shutil
@@ -17,6 +16,8 @@ import traceback
 
 from . import arches, decide, guest, kernel, procs, runlog
 from .runlog import Stage, now
+
+import report  # noqa: E402  ci/results/report.py (kernel.py puts ci/results on sys.path)
 
 
 class Run:
@@ -29,10 +30,7 @@ class Run:
         self.out_root = out_root or os.path.join(top, 'out')
         self.kernel_src, self.kernel_rev = kernel_src, kernel_rev
         self.guest_uid, self.guest_only = guest_uid, guest_only
-        jobs = os.environ.get('NSFD_JOBS') or str(len(os.sched_getaffinity(0)))
-        if not jobs.isdigit() or jobs == '0':
-            raise runlog.EnvError("NSFD_JOBS must be a number of jobs, not '%s'" % jobs)
-        self.jobs = int(jobs)
+        self.jobs = procs.make_jobs()
         self.overlap = False
         self.pending = None          # (thread, out/VARIANT/tests.log, kdir, result box)
         # The same shape for both trees (build/<tree>/src,
@@ -123,7 +121,7 @@ class Variant:
         args = []
         if self.run.kernel_src:
             return args
-        for p in series(self.top):
+        for p in report.series_files(self.top):
             with open(os.path.join(self.top, 'patches', p), 'rb') as f:
                 pid = subprocess.run(['git', 'patch-id', '--stable'], input=f.read(),
                                      capture_output=True).stdout.decode().split(' ')[0]
@@ -165,7 +163,7 @@ class Variant:
             'nsfd_commit': nsfd_commit,
             'tree': tree,
             'tree_commit': procs.output(['git', '-C', self.src, 'rev-parse', 'HEAD'], default='unknown'),
-            'series_digest': 'none' if self.run.kernel_src else series_digest(self.top),
+            'series_digest': 'none' if self.run.kernel_src else report.series_digest(self.top),
             'kernel_config': 'out/%s/config' % self.name,
             'kunitconfig': self.kcfg,
             'gcc': kernel.gcc_version(self.conf),
@@ -255,21 +253,3 @@ class Variant:
         if guest.selftests(self).status == 'ok':
             guest.boot(self)
         return self.report()
-
-
-def series(top):
-    """The patch files patches/series lists, in its order."""
-    with open(os.path.join(top, 'patches', 'series')) as f:
-        return [w for line in f for w in line.split('#')[0].split()]
-
-
-def series_digest(top):
-    """sha256 of patches/series and, in its order, every patch it lists:
-    names the series a result was judged on."""
-    h = hashlib.sha256()
-    with open(os.path.join(top, 'patches', 'series'), 'rb') as f:
-        h.update(f.read())
-    for p in series(top):
-        with open(os.path.join(top, 'patches', p), 'rb') as f:
-            h.update(f.read())
-    return h.hexdigest()

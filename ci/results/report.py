@@ -484,6 +484,26 @@ def summary_line(c):
     return 'nsfd: %d passed, %d failed, %d skipped' % (c['passed'], c['failed'], c['skipped'])
 
 
+def series_files(top):
+    """The patch files patches/series lists, in its order: the first word
+    of each line (quilt's options follow it), comments and blank lines
+    aside, as ci/prepare-tree.sh reads it."""
+    with open(os.path.join(top, 'patches', 'series')) as f:
+        return [ln.split('#')[0].split()[0] for ln in f if ln.split('#')[0].strip()]
+
+
+def series_digest(top):
+    """sha256 of patches/series and, in its order, every patch it lists:
+    names the series a result was judged on."""
+    h = hashlib.sha256()
+    with open(os.path.join(top, 'patches', 'series'), 'rb') as f:
+        h.update(f.read())
+    for p in series_files(top):
+        with open(os.path.join(top, 'patches', p), 'rb') as f:
+            h.update(f.read())
+    return h.hexdigest()
+
+
 def patch_entry(top, name, patch_id):
     """A patch of patches/series as results.json names it: its file, its
     git patch-id and the sha256 of the file (KCIDB's patchset_hash)."""

@@ -26,7 +26,6 @@ one. Its "# TIMEOUT N seconds" and "# exit=N" directives stay the
 program's result reasons.
 """
 
-import hashlib
 import json
 import os
 import re
@@ -153,24 +152,16 @@ def settings_timeout(top):
     return int(m.group(1)) if m else 45
 
 
-def series_files(top):
-    with open(os.path.join(top, 'patches', 'series')) as f:
-        return [ln.split('#')[0].split()[0] for ln in f if ln.split('#')[0].strip()]
-
-
 def checkout_facts(top):
     """(kernel, build) of results.json naming what a make run variant names
     (ci/pipeline/variant.py's report and write_build_info): the tarball the tree was
     unpacked from, its version, the patch ids of patches/series and their
     digest. So KCIDB puts the robot's results under the same checkout and
     ci/nsfd merge takes them beside the variants'."""
-    digest, series = hashlib.sha256(), []
-    with open(os.path.join(top, 'patches', 'series'), 'rb') as f:
-        digest.update(f.read())
-    for name in series_files(top):
+    series = []
+    for name in report.series_files(top):
         with open(os.path.join(top, 'patches', name), 'rb') as f:
             body = f.read()
-        digest.update(body)
         pid = subprocess.run(['git', 'patch-id', '--stable'], input=body,
                              capture_output=True, check=True).stdout.split()
         series.append(report.patch_entry(top, name, pid[0].decode() if pid else ''))
@@ -185,7 +176,7 @@ def checkout_facts(top):
               'source': '/usr/src/linux-source-6.12.tar.xz + the mail of patches/series '
                         '(ci/series/mail.sh), git am',
               'series': series}
-    build = {'tree': tree, 'tree_commit': head, 'series_digest': digest.hexdigest(),
+    build = {'tree': tree, 'tree_commit': head, 'series_digest': report.series_digest(top),
              'kernel_config': 'build/robot/<arch>/kernel/.config'}
     return kernel, build
 
