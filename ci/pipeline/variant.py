@@ -6,6 +6,7 @@ kunit-configs/matrix/ or none: its results go to out/VARIANT/ (VARIANT:
 ARCH, then -debug, then -CONFIG, then -uidN for --uid N).
 """
 
+import copy
 import json
 import os
 import shutil
@@ -32,7 +33,7 @@ class Run:
         self.guest_uid, self.guest_only = guest_uid, guest_only
         self.jobs = procs.make_jobs()
         self.overlap = False
-        self.pending = None          # (thread, out/VARIANT/tests.log, kdir, result box)
+        self.pending = None          # (thread, out/VARIANT/tests.log, kdir)
         # The same shape for both trees (build/<tree>/src,
         # build/<tree>/<variant>/kernel), so that with CCACHE_BASEDIR=build/
         # every compile line of a KERNEL_SRC or bisection step matches the
@@ -68,7 +69,7 @@ class Run:
         on KDIR, when given) and print what they printed."""
         if not self.pending or (kdir and self.pending[2] != kdir):
             return
-        thread, stream, _, _ = self.pending
+        thread, stream, _ = self.pending
         thread.join()
         stream.seek(0)
         sys.stdout.write(stream.read())
@@ -211,20 +212,19 @@ class Variant:
             # The tests' lines go to out/VARIANT/tests.log, printed when
             # they end (and kept there if the run is stopped).
             stream = open(os.path.join(self.out, 'tests.log'), 'w+')
-            box = []
-            mine = Variant.__new__(Variant)
-            mine.__dict__.update(self.__dict__, say=runlog.Say(stream))
+            mine = copy.copy(self)
+            mine.say = runlog.Say(stream)
 
             def work():
                 try:
-                    box.append(mine.tests())
+                    mine.tests()
                 except Exception:       # no results.json: the summary fails it
                     traceback.print_exc(file=stream)
                     mine.say('%s: the pipeline itself raised an exception (above): '
                              'this variant has no results' % mine.name)
             thread = threading.Thread(target=work, daemon=True)
             thread.start()
-            self.run.pending = (thread, stream, self.kdir, box)
+            self.run.pending = (thread, stream, self.kdir)
             return 0
         return self.tests()
 
