@@ -28,6 +28,9 @@ run:
 test:
 	@ci/nsfd test
 
+test-all:
+	@ci/nsfd test --all
+
 check:
 	@python3 -B ci/tests/run.py out/pipeline
 
@@ -53,4 +56,4 @@ clean:
 distclean:
 	rm -rf build out
 
-.PHONY: run test check series robot bench bisect mutants clean distclean
+.PHONY: run test test-all check series robot bench bisect mutants clean distclean

@@ -2,7 +2,7 @@
 
 usage: ci/nsfd run [ARCH] [--debug] [--kernel-src DIR [--kernel-rev REV]]
        ci/nsfd run [ARCH] --config NAME   (kunit-configs/matrix/NAME)
-       ci/nsfd test
+       ci/nsfd test [--all]
        ci/nsfd guest [ARCH] [--debug]   (tests only, on the kernel built)
        run and guest also take --uid N: the kselftests run as uid N
        (no capabilities), results in out/<variant>-uidN/
@@ -17,9 +17,11 @@ usage: ci/nsfd run [ARCH] [--debug] [--kernel-src DIR [--kernel-rev REV]]
 run:  dependencies, tree, kernel (kunit.py build), KUnit (kunit.py exec
       under QEMU), kselftests in QEMU guests on the same image, results in
       out/<variant>/ (variant: ARCH, or ARCH-debug).
-test: the pipeline's own tests, then run on x86_64 and riscv64, on the
-      x86_64 debug kernel and each config of the matrix, then the robot
-      run (ci/nsfd robot); one summary over all of them.
+test: the pipeline's own tests, then run on x86_64, riscv64 and x86_64
+      with the cheap configs of the matrix, then the robot run (ci/nsfd
+      robot); one summary over all of them. --all (make test-all): then
+      the fan-out too, the debug kernel, the other configs and arm64 (the
+      whole of ci/nsfd variants, on this one machine).
 
 The last line is "nsfd: N passed, N failed, N skipped". Exit: 0 all
 passed; 1 a test failed, a kernel report, a guest timeout; 125 the kernel
@@ -72,7 +74,7 @@ def parse(argv):
     if not argv:
         return None
     opts = {'arch': 'x86_64', 'debug': False, 'kernel_src': '', 'kernel_rev': '',
-            'config': '', 'uid': ''}
+            'config': '', 'uid': '', 'all': False}
     args = argv[1:]
     i = 0
 
@@ -86,6 +88,8 @@ def parse(argv):
         a = args[i]
         if a == '--debug':
             opts['debug'] = True
+        elif a == '--all' and argv[0] == 'test':
+            opts['all'] = True
         elif a == '--kernel-src' or a.startswith('--kernel-src='):
             d = a.split('=', 1)[1] if '=' in a else value(a)
             if not os.path.isdir(d):
@@ -148,15 +152,30 @@ def cmd_run(say, o, guest_only=False):
     return rc
 
 
-def test_plan():
-    """make test's kernel variants, in its order (ci/variants.py's list:
-    the CI matrices run the same)."""
-    return variants.kernel_variants()
+def test_plan(everything=False):
+    """make test's kernel variants, in its order, and those that follow
+    the robot run (make test-all: the fan-out's; ci/variants.py's lists,
+    which the CI matrices run)."""
+    return variants.kernel_variants(), variants.fan_out_kernels() if everything else []
+
+
+def run_variants(run, plan, results):
+    try:
+        for arch, debug, config in plan:
+            v = Variant(run, arch, debug, config)
+            v.run_all()
+            results.append(os.path.join(v.out, 'results.json'))
+    except BaseException:
+        # Whatever ended the loop, the tests running beside it end and
+        # are printed before this run does.
+        run.finish_pending()
+        raise
 
 
 def cmd_test(say, o):
     start = now()
-    prepare_deps(say, 'x86_64', 'riscv64')
+    gate, fan_out = test_plan(o['all'])
+    prepare_deps(say, *sorted({'x86_64', 'riscv64'} | {a for a, _, _ in fan_out}))
     say('pipeline: testing the pipeline itself (ci/tests)')
     os.makedirs(os.path.join(TOP, 'out', 'pipeline'), exist_ok=True)
     if procs.run([sys.executable, '-B', os.path.join(CI, 'tests', 'run.py'),
@@ -166,22 +185,24 @@ def cmd_test(say, o):
     run.prepare_tree()
     results = [os.path.join(TOP, 'out', 'pipeline', 'results.json')]
     run.overlap = (os.environ.get('NSFD_OVERLAP') or '1') == '1'
-    try:
-        for arch, debug, config in test_plan():
-            v = Variant(run, arch, debug, config)
-            v.run_all()
-            results.append(os.path.join(v.out, 'results.json'))
-    finally:
-        # Whatever ended the loop, the tests running beside it end and
-        # are printed before this run does.
-        run.finish_pending()
+    run_variants(run, gate, results)
     # The mailed series as a robot takes it (ci/nsfd robot), under the
     # build lock this run holds (fd 9, procs.hold_build_lock).
     say('robot: the mailed series on pristine 6.12, kselftest\'s own runner')
     robot = variants.ROBOT
-    procs.run([sys.executable, '-B', os.path.join(CI, 'nsfd.py')] + robot[1].split()[1:],
-              pass_fds=(procs.LOCK_FD,))
+    # The last variant's tests run beside the robot's kernel build, which
+    # takes the cores they leave idle (as kernel.build does).
+    nice = ['nice', '-n', '19'] if run.tests_pending() else []
+    try:
+        procs.run(nice + [sys.executable, '-B', os.path.join(CI, 'nsfd.py')] + robot[1].split()[1:],
+                  pass_fds=(procs.LOCK_FD,))
+    finally:
+        run.finish_pending()
     results.append(os.path.join(TOP, 'out', robot[0], 'results.json'))
+    if fan_out:
+        say('test-all: the fan-out, %d kernel(s) more on this machine' % len(fan_out))
+        run_variants(run, fan_out, results)
+        run.finish_pending()
     say('test: done in %s s' % since(start))
     return summary(*results)
 

@@ -54,8 +54,8 @@ def load(path):
         return yaml.safe_load(f)
 
 
-def make_test_variants():
-    """What `ci/nsfd test` (ci/pipeline/cli.py's cmd_test) runs, in its
+def make_test_variants(*options):
+    """What `ci/nsfd test OPTIONS` (ci/pipeline/cli.py's cmd_test) runs, in its
     order, with every stage stubbed: [out/ names], and the commands it
     runs besides (the pipeline's tests, the robot)."""
     from pipeline import cli
@@ -76,7 +76,7 @@ def make_test_variants():
     cli.procs.run = lambda cmd, **kw: commands.append(cmd) or 0
     cli.summary = lambda *results: commands.append(['summary'] + list(results)) or 0
     try:
-        cli.cmd_test(lambda msg: None, cli.parse(['test'])[1])
+        cli.cmd_test(lambda msg: None, cli.parse(['test'] + list(options))[1])
     finally:
         cli.Variant, cli.prepare_deps, cli.Run.prepare_tree, cli.procs.run, cli.summary = saved
     return ran, commands
@@ -104,8 +104,25 @@ class VariantList(unittest.TestCase):
                          "make test's variants (ci/nsfd test) are not "
                          "ci/variants.py's make_test_variants(): " + FIX)
         self.assertEqual(want, NAMES[:len(want)], 'the CI list starts with make test\'s')
+        # make test leaves the debug kernel and the costly configs to the
+        # fan-out: each would be a whole cold kernel more (README).
+        self.assertNotIn('x86_64-debug', want)
+        self.assertIn('x86_64-time_ns_off', want)
         with open(os.path.join(CI, 'tests', 'pipeline-job.sh')) as f:
             self.assertIn('ci/tests/run.py" "$top/out/pipeline"', f.read())
+
+    def test_make_test_all_runs_the_whole_list_robot_before_the_fan_out(self):
+        names, commands = make_test_variants('--all')
+        self.assertEqual(commands[1][-3:], [os.path.join(CI, 'nsfd.py'), 'robot', 'x86_64'])
+        self.assertEqual([os.path.basename(os.path.dirname(r)) for r in commands[2][1:]], NAMES)
+        self.assertEqual(['pipeline'] + names, [n for n in NAMES if n != variants.ROBOT[0]])
+        self.assertEqual(len(commands), 3, commands)
+
+    def test_every_matrix_config_runs_in_make_test_or_the_fan_out(self):
+        configs = [c for _, _, c in variants.kernel_variants() + variants.fan_out_kernels() if c]
+        self.assertEqual(sorted(configs), variants.matrix_configs())
+        self.assertLessEqual(set(variants.MAKE_TEST_CONFIGS), set(variants.matrix_configs()),
+                             'MAKE_TEST_CONFIGS names a config kunit-configs/matrix/ lacks')
 
     def test_nsfd_installs_python3_on_a_machine_without_it(self):
         # A bare debian:12 container has bash and apt-get, no python3:
