@@ -11,7 +11,7 @@
 #               modules (ci/pipeline/robot.py; out/robot-x86_64/)
 #   make bench  socketat's cost in the x86_64 guest, out/x86_64/bench.json
 #   make bisect KERNEL_SRC=DIR GOOD=REV BAD=REV [ARCH=] [DEBUG=1] [TEST=RE]
-#               bisect DIR's history with nsfd's verdict (ci/bisect/bisect.sh)
+#               bisect DIR's history with nsfd's verdict (ci/bisect/bisect.py)
 #   make mutants [MUTANT=glob]
 #               the mutation campaign of ci/mutants/ on x86_64 (not part
 #               of make test; ci/mutants/README)
@@ -44,7 +44,7 @@ bench:
 	@ci/nsfd bench $(ARCH)
 
 bisect:
-	@ci/bisect/bisect.sh --kernel-src "$(KERNEL_SRC)" --good "$(GOOD)" --bad "$(BAD)" --arch $(ARCH) \
+	@ci/bisect/bisect.py --kernel-src "$(KERNEL_SRC)" --good "$(GOOD)" --bad "$(BAD)" --arch $(ARCH) \
 		$(if $(filter 1 y yes,$(DEBUG)),--debug) $(if $(TEST),--test '$(TEST)')
 
 mutants:

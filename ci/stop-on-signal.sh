@@ -31,7 +31,7 @@ descendants_of() {
 
 # stop_run SIGNAL: end the process tree (SIGTERM, then SIGKILL for what is
 # still there after 10 s), print why and the summary line, exit STOP_EXIT
-# (2; ci/bisect/bisect.sh's step under `git bisect run` sets 255: abort, mark
+# (2; ci/bisect/bisect.py's step under `git bisect run` sets 255: abort, mark
 # nothing). The outermost processes go first, so that none of them sees a
 # child end and acts on it (git bisect marking a commit).
 stop_run() {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The bookkeeping of ci/bisect/bisect.sh, on results.json files (README: Reading).
+"""The decisions of make bisect (ci/bisect/bisect.py), on results.json files (README: Reading).
 
   failed  RESULTS PATTERN        the failed tests ("suite name", one a line),
                                  only those matching PATTERN if it is set
@@ -55,8 +55,8 @@ def deciding(good, bad, pattern):
     matching failures at BAD: they must run for a step to count."""
     at_good = statuses(good) or {}
     failing = failed(bad, pattern)
-    flipped = [n for n in failing if at_good.get(n) == 'pass']
-    return flipped or (failing if pattern else [])
+    regressed = [n for n in failing if at_good.get(n) == 'pass']
+    return regressed or (failing if pattern else [])
 
 
 def judge(code, results, pattern, decide):
@@ -87,6 +87,24 @@ def judge(code, results, pattern, decide):
     if code == 1 and not pattern:
         return 'bad', ['(exit 1 without a failed test: a kernel report or a timeout)']
     return 'good', []
+
+
+def flipped(doc, first, pattern, d):
+    """The tests failing at FIRST (matching PATTERN) that passed in a good
+    step of DOC (steps.json); all its failures if none did. D holds each
+    step's results as COMMIT.json."""
+    now = set(failed(os.path.join(d, first + '.json'), pattern))
+    passed = set()
+    for s in doc['steps']:
+        if s['verdict'] != 'good':
+            continue
+        try:
+            r = json.load(open(os.path.join(d, s['commit'] + '.json')))
+        except (OSError, ValueError):
+            continue
+        passed |= {'%s %s' % (t.get('suite', ''), t.get('name', ''))
+                   for t in r.get('tests', []) if t.get('status') == 'pass'}
+    return sorted(now & passed) or sorted(now)
 
 
 def load(path):
@@ -128,19 +146,7 @@ def main(argv):
         save(steps, doc)
     elif cmd == 'flipped' and len(argv) == 6:
         steps, first, pattern, d = argv[2:]
-        doc = load(steps)
-        now = set(failed(os.path.join(d, first + '.json'), pattern))
-        passed = set()
-        for s in doc['steps']:
-            if s['verdict'] != 'good':
-                continue
-            try:
-                r = json.load(open(os.path.join(d, s['commit'] + '.json')))
-            except (OSError, ValueError):
-                continue
-            passed |= {'%s %s' % (t.get('suite', ''), t.get('name', ''))
-                       for t in r.get('tests', []) if t.get('status') == 'pass'}
-        for name in sorted(now & passed) or sorted(now):
+        for name in flipped(load(steps), first, pattern, d):
             print(name)
     elif cmd == 'conclude' and len(argv) == 4:
         doc = load(argv[2])

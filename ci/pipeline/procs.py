@@ -6,7 +6,7 @@ deep: make and the compilers, kunit.py, QEMU under timeout(1) in a process
 group of its own. No child inherits build/.lock (subprocess closes every
 descriptor but 0-2, and the lock is opened close-on-exec), except the robot
 stage of make test, which is handed it on fd 9 (ci/build-lock.sh). The run
-ends with the summary line and STOP_EXIT (2; 255 under ci/bisect/bisect.sh's step).
+ends with the summary line and STOP_EXIT (2; 255 under ci/bisect/bisect.py's step).
 """
 
 import errno

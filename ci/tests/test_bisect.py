@@ -1,4 +1,4 @@
-"""ci/bisect/bisect.sh's decisions: what a step's run makes of it (ci/bisect/verdict.py)."""
+"""make bisect's decisions: what a step's run makes of it (ci/bisect/verdict.py)."""
 
 import importlib.util
 import json

@@ -94,7 +94,7 @@ class StopOnSignal(unittest.TestCase):
                 self.assertEqual([q for q in pids if alive(q)], [])
 
     def test_a_bisection_step_stopped_aborts_git_bisect_run(self):
-        # ci/bisect/bisect.sh --step sets STOP_EXIT=255: git bisect run aborts and
+        # ci/bisect/bisect.py --step stops with 255: git bisect run aborts and
         # marks nothing, where 2 would mark the commit bad.
         code, rest, pids, _, _ = self.run_and_stop(signal.SIGTERM, 'STOP_EXIT=255')
         self.assertEqual(code, 255)

@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+"""Bisect a kernel git history with nsfd's verdict at each step.
+
+usage: ci/bisect/bisect.py --kernel-src DIR --good REV --bad REV [--arch ARCH]
+                 [--debug] [--test PATTERN]
+
+The bisection runs in a bare clone that borrows DIR's objects
+(build/bisect/repo.git, `git bisect start --no-checkout`): DIR's
+checkout, branch, index and refs are never touched. Each step is
+`ci/nsfd run ARCH --kernel-src DIR --kernel-rev COMMIT` (the tests laid
+into that commit, built incrementally in build/ext/) and its verdict
+(ci/bisect/verdict.py judge):
+  bad   a failed test or a kernel report (with --test, only failed tests
+        whose "suite name" matches PATTERN, a Python regex);
+  skip  the commit does not build (ci/nsfd exit 125), or a deciding test
+        did not run or was skipped there (a suite that does not compile,
+        a crash before the test): such a step cannot say good;
+  good  everything else;
+  abort an environment error (ci/nsfd exit 2, or no results): nothing is
+        marked, the bisection stops with exit 2.
+GOOD and BAD are run first, so that a range whose ends do not disagree
+stops before any time is spent inside it. The deciding tests are those
+that fail at BAD (matching PATTERN) and pass at GOOD; with PATTERN and
+none such, those that fail at BAD.
+
+Prints one line a step (commit, verdict, failed tests, seconds), then the
+first bad commit and the tests that flipped. out/bisect/steps.json holds
+every step; out/bisect/steps/COMMIT.json each step's results.json.
+Exit: 0 the first bad commit was named; 1 the range could not be
+narrowed to one commit (skipped commits, or the ends do not disagree);
+2 usage or environment (the bisection aborted).
+
+NSFD_BISECT_RUN names another command for the steps (make check's fake
+ci/nsfd: ci/tests/test_bisect_driver.py).
+"""
+
+import fcntl
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CI = os.path.dirname(HERE)
+TOP = os.path.dirname(CI)
+sys.path.insert(0, CI)
+sys.path.insert(0, HERE)
+
+import verdict  # noqa: E402  ci/bisect/verdict.py: each step's decision
+from pipeline import arches, procs  # noqa: E402
+
+OUT = os.path.join(TOP, 'out', 'bisect')
+REPO = os.path.join(TOP, 'build', 'bisect', 'repo.git')
+# A step's progress lines (each stage's end, a build's every 30 s) go to
+# the terminal too, indented: a bisection is never silent.
+PROGRESS = re.compile(r'^nsfd: [^ ]+: [a-z-]+: ')
+# What the outer run shows of `git bisect run`: the steps' lines.
+SHOWN = re.compile(r'^nsfd: bisect:|^    nsfd:')
+# git bisect run: 0 good, 1 bad, 125 skip, anything from 128 up aborts
+# the bisection without marking the commit.
+GIT_CODE = {'good': 0, 'bad': 1, 'skip': 125}
+ABORT = 255
+
+
+class Usage(Exception):
+    pass
+
+
+class Abort(Exception):
+    """An environment error: the bisection stops, exit 2."""
+
+
+def log(msg):
+    print('nsfd: bisect: ' + msg, flush=True)
+
+
+def git(*args, check=True):
+    p = subprocess.run(['git'] + list(args), stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    if check and p.returncode:
+        raise Abort('git %s failed (exit %d)' % (' '.join(args), p.returncode))
+    return p.stdout.strip() if p.returncode == 0 else None
+
+
+def parse(argv):
+    o = {'kernel_src': '', 'good': '', 'bad': '', 'arch': 'x86_64', 'debug': False,
+         'test': '', 'step': False}
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        key = {'--kernel-src': 'kernel_src', '--good': 'good', '--bad': 'bad',
+               '--arch': 'arch', '--test': 'test'}.get(a)
+        if key:
+            if i + 1 >= len(argv):
+                raise Usage()
+            o[key] = argv[i + 1]
+            i += 1
+        elif a in ('--debug', '--step'):
+            o[a[2:]] = True
+        else:
+            raise Usage()
+        i += 1
+    if not (o['kernel_src'] and o['good'] and o['bad']):
+        raise Usage()
+    if not os.path.isdir(o['kernel_src']):
+        raise Abort('KERNEL_SRC=%s is not a directory' % o['kernel_src'])
+    o['kernel_src'] = os.path.abspath(o['kernel_src'])
+    if o['arch'] not in arches.known():
+        raise Abort("unknown arch '%s'; known: %s" % (o['arch'], ' '.join(arches.known())))
+    return o
+
+
+def listed(lines, most=5):
+    """LINES as one comma-separated string, the first MOST of them."""
+    more = ', ...' if len(lines) > most else ''
+    return ', '.join(lines[:most]) + more
+
+
+def tee(cmd, log_path, shown, indent=''):
+    """CMD's exit status; its output to LOG_PATH, the lines SHOWN matches
+    also to ours (after INDENT)."""
+    with open(log_path, 'w') as f:
+        p = procs.popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                        stderr=subprocess.STDOUT, text=True, errors='replace')
+        for line in p.stdout:
+            f.write(line)
+            if shown.search(line):
+                sys.stdout.write(indent + line)
+                sys.stdout.flush()
+        return procs.status(p.wait())
+
+
+class Bisection:
+    def __init__(self, o):
+        self.o = o
+        self.variant = o['arch'] + ('-debug' if o['debug'] else '')
+        self.steps = os.path.join(OUT, 'steps.json')
+        self.nsfd = os.environ.get('NSFD_BISECT_RUN') or os.path.join(CI, 'nsfd')
+
+    def step(self, commit, label):
+        """One nsfd run on COMMIT and its verdict (good, bad, skip,
+        abort), recorded in steps.json and printed as a line."""
+        t0 = time.monotonic()
+        subject = git('-C', REPO, 'log', '-1', '--format=%s', commit, check=False) or ''
+        os.makedirs(os.path.join(OUT, 'steps'), exist_ok=True)
+        results = os.path.join(TOP, 'out', self.variant, 'results.json')
+        try:
+            os.unlink(results)
+        except OSError:
+            pass
+        cmd = [self.nsfd, 'run', self.o['arch']] + (['--debug'] if self.o['debug'] else []) + \
+            ['--kernel-src', self.o['kernel_src'], '--kernel-rev', commit]
+        step_log = os.path.join(OUT, 'steps', commit + '.log')
+        rc = tee(cmd, step_log, PROGRESS, '    ')
+        secs = int(time.monotonic() - t0)
+        kept = os.path.join(OUT, 'steps', commit + '.json')
+        try:
+            with open(results, 'rb') as src, open(kept, 'wb') as dst:
+                dst.write(src.read())
+        except OSError:
+            pass
+        doc = verdict.load(self.steps)
+        said, lines = verdict.judge(rc, kept, self.o['test'], doc.get('deciding', []))
+        doc['steps'].append({'commit': commit, 'subject': subject, 'verdict': said, 'exit': rc,
+                             'seconds': secs, 'step': label.rstrip(':'), 'failed': lines})
+        verdict.save(self.steps, doc)
+        # bad: the failed tests; skip and abort: why, in parentheses.
+        why = (' (failed: %s)' if said == 'bad' else ' %s') % listed(lines) if lines else ''
+        log('%s %s %s%s %d s  %s' % (label, commit[:12], said, why, secs, subject))
+        if said == 'abort':
+            log('step ended with exit %d (environment): last lines of its log:' % rc)
+            with open(step_log, errors='replace') as f:
+                sys.stdout.write(''.join('    ' + line for line in f.readlines()[-15:]))
+        return said
+
+    def run_step(self):
+        """`git bisect run`'s command, in REPO: the verdict as git's code."""
+        commit = git('-C', REPO, 'rev-parse', 'BISECT_HEAD')
+        n = len(verdict.load(self.steps)['steps']) + 1
+        return GIT_CODE.get(self.step(commit, 'step %d:' % n), ABORT)
+
+    def resolve(self, rev, name):
+        src = self.o['kernel_src']
+        full = git('-C', src, 'rev-parse', '-q', '--verify', rev + '^{commit}', check=False)
+        if not full:
+            raise Abort('%s=%s is not a commit of %s' % (name, rev, src))
+        return full
+
+    def run(self):
+        src = self.o['kernel_src']
+        good, bad = self.resolve(self.o['good'], 'GOOD'), self.resolve(self.o['bad'], 'BAD')
+        if git('-C', src, 'merge-base', '--is-ancestor', good, bad, check=False) is None:
+            raise Abort('GOOD=%s is not an ancestor of BAD=%s' % (good, bad))
+        # One bisection at a time; the per-step nsfd runs take build/.lock.
+        os.makedirs(os.path.dirname(REPO), exist_ok=True)
+        lock = os.open(os.path.join(os.path.dirname(REPO), '.lock'),
+                       os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise Abort('another make bisect holds %s' % os.path.join(os.path.dirname(REPO), '.lock'))
+        subprocess.run(['rm', '-rf', OUT, REPO], check=True)
+        os.makedirs(OUT)
+        if git('clone', '-q', '--bare', '--shared', src, REPO, check=False) is None:
+            raise Abort('cannot clone %s into %s' % (src, REPO))
+        # The clone holds DIR's branches; GOOD and BAD may be any commit of DIR.
+        git('-C', REPO, 'fetch', '-q', src, good, bad, check=False)
+        verdict.save(self.steps, {'steps': []})
+        start = time.monotonic()
+        count = git('-C', REPO, 'rev-list', '--count', '%s..%s' % (good, bad))
+        log('%s commits in %s..%s, %s%s' % (count, good[:12], bad[:12], self.variant,
+                                             ', tests matching /%s/' % self.o['test']
+                                             if self.o['test'] else ''))
+        for rev, label, want in ((good, 'good end:', 'good'), (bad, 'bad end:', 'bad')):
+            stop = ends(label, rev, self.step(rev, label), want)
+            if stop:
+                return stop
+        doc = verdict.load(self.steps)
+        doc['deciding'] = verdict.deciding(os.path.join(OUT, 'steps', good + '.json'),
+                                           os.path.join(OUT, 'steps', bad + '.json'), self.o['test'])
+        verdict.save(self.steps, doc)
+        if doc['deciding']:
+            d = doc['deciding']
+            log('deciding tests (must run and pass for a step to be good): %s%s'
+                % (listed(d), ' (%d)' % len(d) if len(d) > 5 else ''))
+        else:
+            log('no test flipped between the ends: every step is judged by its failures and exit')
+        git('-C', REPO, 'bisect', 'start', '--no-checkout', bad, good)
+        step_cmd = [sys.executable, '-B', os.path.abspath(__file__), '--step',
+                    '--kernel-src', src, '--good', good, '--bad', bad, '--arch', self.o['arch']] + \
+            (['--debug'] if self.o['debug'] else []) + \
+            (['--test', self.o['test']] if self.o['test'] else [])
+        run_log = os.path.join(OUT, 'git-bisect-run.log')
+        rc = tee(['git', '-C', REPO, 'bisect', 'run'] + step_cmd, run_log, SHOWN)
+        bisect_log = git('-C', REPO, 'bisect', 'log', check=False) or ''
+        with open(os.path.join(OUT, 'git-bisect.log'), 'w') as f:
+            f.write(bisect_log + '\n')
+        git('-C', REPO, 'bisect', 'reset', check=False)
+        log('done in %d s; steps in out/bisect/steps.json' % (time.monotonic() - start))
+        with open(run_log, errors='replace') as f:
+            run_text = f.read()
+        first = first_bad(bisect_log)
+        if first:
+            return self.conclude(first)
+        steps = verdict.load(self.steps)['steps']
+        # A step's 255 (an environment error, or a step stopped by a
+        # signal) makes git give up without marking it.
+        if (steps and steps[-1]['verdict'] == 'abort') or 'bisect run failed' in run_text:
+            raise Abort('aborted: an environment error; nothing was marked '
+                        '(see out/bisect/git-bisect-run.log)')
+        cands = candidates(run_text)
+        if cands:
+            log('the first bad commit is one of these %d; the others could not say (skip):'
+                % len(cands))
+            for c in cands:
+                log('  ' + git('-C', REPO, 'log', '-1', '--format=%h %s', c))
+        else:
+            sys.stdout.write(''.join('    %s\n' % l for l in run_text.splitlines()[-5:]))
+        log('could not name one first bad commit (exit %d): out/bisect/git-bisect.log' % rc)
+        return 1
+
+    def conclude(self, first):
+        log('first bad commit: ' + git('-C', REPO, 'log', '-1', '--format=%h %s', first))
+        doc = verdict.load(self.steps)
+        names = verdict.flipped(doc, first, self.o['test'], os.path.join(OUT, 'steps'))
+        with open(os.path.join(OUT, 'flipped.txt'), 'w') as f:
+            f.write(''.join(n + '\n' for n in names))
+        for n in names[:20]:
+            log('flipped: ' + n)
+        if len(names) > 20:
+            log('flipped: ... %d more in out/bisect/flipped.txt' % (len(names) - 20))
+        doc['first_bad'] = first
+        doc['seconds'] = sum(s['seconds'] for s in doc['steps'])
+        verdict.save(self.steps, doc)
+        return 0
+
+
+def ends(label, rev, said, want):
+    """None if the end at REV said what it must (WANT), else the exit:
+    an environment error aborts (Abort), anything else is 1."""
+    if said == want:
+        return None
+    end = label.split()[0].upper()
+    if said == 'abort':
+        raise Abort('aborted: an environment error at %s; nothing was marked' % end)
+    why = {'skip': 'does not build', 'bad': 'tests fail', 'good': 'every test passes'}[said]
+    log('%s %s is not %s (%s): nothing to bisect' % (end, rev[:12], want, why))
+    return 1
+
+
+def first_bad(bisect_log):
+    m = re.search(r'^# first bad commit: \[([0-9a-f]+)\]', bisect_log, re.M)
+    return m.group(1) if m else None
+
+
+def candidates(run_text):
+    """The commits git names when skips next to the first bad one leave
+    several ("... could be any of:")."""
+    m = re.search(r'could be any of:\n(.*?)(?:^We cannot bisect more|\Z)', run_text, re.S | re.M)
+    return re.findall(r'^[0-9a-f]{40}$', m.group(1), re.M) if m else []
+
+
+def main(argv):
+    step_mode = '--step' in argv
+    # SIGTERM, SIGINT, SIGHUP: every step's processes end, exit 2 (255
+    # inside `git bisect run`: a step that was stopped marks nothing).
+    procs.stop_on_signals(ABORT if step_mode else 2)
+    try:
+        o = parse(argv)
+        if step_mode:
+            # git exports GIT_DIR (".") to the command: the step's own git
+            # calls (KERNEL_SRC's objects, the build tree) must not inherit it.
+            for k in ('GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_PREFIX',
+                      'GIT_COMMON_DIR'):
+                os.environ.pop(k, None)
+            return Bisection(o).run_step()
+        return Bisection(o).run()
+    except Usage:
+        sys.stderr.write(__doc__.split('\n\n')[1] + '\n')
+        return 2
+    except Abort as e:
+        log(str(e))
+        return ABORT if step_mode else 2
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

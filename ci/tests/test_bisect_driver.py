@@ -1,0 +1,172 @@
+"""make bisect end to end (ci/bisect/bisect.py) over small git histories,
+each step a fake ci/nsfd whose verdict the commit itself names.
+
+Every commit of a history holds a file `state`, which the fake reads at
+--kernel-rev and acts out:
+  pass     both tests pass, exit 0
+  fail     t1 passes, t2 (the regression) fails, exit 1
+  notrun   t1 passes, t2 is not in the results (its suite did not
+           compile at that commit), exit 0
+  nobuild  no results, exit 125
+  env      no results, exit 2 (an environment error)
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CI = os.path.dirname(HERE)
+
+FAKE_NSFD = r'''#!/usr/bin/env python3
+import json, os, subprocess, sys
+args = sys.argv[1:]
+src, rev = args[args.index('--kernel-src') + 1], args[args.index('--kernel-rev') + 1]
+variant = args[1] + ('-debug' if '--debug' in args else '')
+state = subprocess.run(['git', '-C', src, 'show', rev + ':state'], capture_output=True,
+                       text=True, check=True).stdout.strip()
+print('nsfd: %s: kernel: ok (0.1 s)' % variant, flush=True)
+tests = {'pass': [('t1', 'pass'), ('t2', 'pass')], 'fail': [('t1', 'pass'), ('t2', 'fail')],
+         'notrun': [('t1', 'pass')]}.get(state)
+out = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'out', variant)
+os.makedirs(out, exist_ok=True)
+if tests is not None:
+    with open(os.path.join(out, 'results.json'), 'w') as f:
+        json.dump({'tests': [{'suite': 's', 'name': n, 'status': st} for n, st in tests]}, f)
+sys.exit({'pass': 0, 'fail': 1, 'notrun': 0, 'nobuild': 125, 'env': 2}[state])
+'''
+
+
+def git(repo, *args):
+    return subprocess.run(['git', '-C', repo] + list(args), capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+class BisectDriver(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.top = self.tmp.name
+        # A checkout of its own: out/ and build/ are the temporary ones.
+        os.symlink(CI, os.path.join(self.top, 'ci'))
+        fake = os.path.join(self.top, 'fake-nsfd')
+        with open(fake, 'w') as f:
+            f.write(FAKE_NSFD)
+        os.chmod(fake, 0o755)
+        self.env = dict(os.environ, NSFD_BISECT_RUN=fake, GIT_AUTHOR_NAME='t', GIT_COMMITTER_NAME='t',
+                        GIT_AUTHOR_EMAIL='t@t', GIT_COMMITTER_EMAIL='t@t')
+        self.src = os.path.join(self.top, 'kernel')
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def history(self, *states):
+        """A kernel history, a commit a state; their ids in order."""
+        subprocess.run(['git', 'init', '-q', '-b', 'main', self.src], check=True)
+        ids = []
+        for i, state in enumerate(states):
+            with open(os.path.join(self.src, 'state'), 'w') as f:
+                f.write(state + '\n')
+            git(self.src, 'add', 'state')
+            subprocess.run(['git', '-C', self.src, 'commit', '-q', '--allow-empty', '-m', 'c%d %s' % (i, state)],
+                           env=self.env, check=True)
+            ids.append(git(self.src, 'rev-parse', 'HEAD'))
+        return ids
+
+    def bisect(self, ids, *extra):
+        p = subprocess.run([sys.executable, '-B', os.path.join(self.top, 'ci', 'bisect', 'bisect.py'),
+                            '--kernel-src', self.src, '--good', ids[0], '--bad', ids[-1]] + list(extra),
+                           capture_output=True, text=True, env=self.env, timeout=120)
+        return p.returncode, p.stdout
+
+    def steps(self):
+        with open(os.path.join(self.top, 'out', 'bisect', 'steps.json')) as f:
+            return json.load(f)
+
+    def test_the_first_bad_commit_is_named_exit_0(self):
+        ids = self.history('pass', 'pass', 'pass', 'fail', 'fail', 'fail')
+        head = git(self.src, 'rev-parse', 'HEAD')
+        code, out = self.bisect(ids)
+        self.assertEqual(code, 0, out)
+        self.assertIn('nsfd: bisect: first bad commit: %s c3 fail' % ids[3][:7], out)
+        self.assertIn('nsfd: bisect: flipped: s t2', out)
+        self.assertIn('    nsfd: x86_64: kernel: ok', out)      # a step's progress
+        doc = self.steps()
+        self.assertEqual(doc['first_bad'], ids[3])
+        self.assertEqual(doc['deciding'], ['s t2'])
+        self.assertEqual([s['step'] for s in doc['steps']][:2], ['good end', 'bad end'])
+        # KERNEL_SRC's checkout is never touched.
+        self.assertEqual(git(self.src, 'rev-parse', 'HEAD'), head)
+        self.assertEqual(git(self.src, 'status', '--porcelain'), '')
+
+    def test_a_culprit_before_its_test_compiles_is_never_blamed_on_a_later_commit(self):
+        # c2 breaks it, but t2 does not compile in c2 and c3: those steps
+        # cannot say good; git is left with c2, c3 and c4, and so are we.
+        ids = self.history('pass', 'pass', 'notrun', 'notrun', 'fail')
+        code, out = self.bisect(ids)
+        self.assertEqual(code, 1, out)
+        self.assertNotIn('first bad commit:', out)
+        self.assertIn('the first bad commit is one of these 3', out)
+        for c in ids[2:]:
+            self.assertIn('nsfd: bisect:   %s' % c[:7], out)
+        self.assertIn('skip (did not run: s t2) ', out)
+        self.assertNotIn('first_bad', self.steps())
+
+    def test_a_commit_that_does_not_build_is_skipped(self):
+        ids = self.history('pass', 'nobuild', 'pass', 'fail', 'fail')
+        code, out = self.bisect(ids)
+        self.assertEqual(code, 0, out)
+        self.assertEqual(self.steps()['first_bad'], ids[3])
+        verdicts = {s['commit']: s['verdict'] for s in self.steps()['steps']}
+        self.assertIn(verdicts.get(ids[1]), (None, 'skip'))
+
+    def test_good_that_is_not_good_stops_before_the_range_exit_1(self):
+        ids = self.history('fail', 'pass', 'fail')
+        code, out = self.bisect(ids)
+        self.assertEqual(code, 1, out)
+        self.assertIn('GOOD %s is not good (tests fail): nothing to bisect' % ids[0][:12], out)
+        self.assertEqual(len(self.steps()['steps']), 1)
+
+    def test_bad_that_does_not_build_stops_before_the_range_exit_1(self):
+        ids = self.history('pass', 'fail', 'nobuild')
+        code, out = self.bisect(ids)
+        self.assertEqual(code, 1, out)
+        self.assertIn('BAD %s is not bad (does not build): nothing to bisect' % ids[-1][:12], out)
+
+    def test_an_environment_error_in_a_step_aborts_and_marks_nothing_exit_2(self):
+        ids = self.history('pass', 'pass', 'env', 'fail', 'fail')
+        code, out = self.bisect(ids)
+        self.assertEqual(code, 2, out)
+        self.assertIn('nsfd: bisect: aborted: an environment error; nothing was marked', out)
+        self.assertEqual(self.steps()['steps'][-1]['verdict'], 'abort')
+        self.assertNotIn('first bad commit:', out)
+
+    def test_an_environment_error_at_good_aborts_exit_2(self):
+        ids = self.history('env', 'fail')
+        code, out = self.bisect(ids)
+        self.assertEqual(code, 2, out)
+        self.assertIn('aborted: an environment error at GOOD; nothing was marked', out)
+
+    def test_usage_and_bad_input_exit_2(self):
+        ids = self.history('pass', 'fail')
+        script = os.path.join(self.top, 'ci', 'bisect', 'bisect.py')
+        for argv, says in (([], 'usage:'),
+                           (['--kernel-src', self.top + '/none', '--good', 'a', '--bad', 'b'],
+                            'is not a directory'),
+                           (['--kernel-src', self.src, '--good', 'nosuch', '--bad', ids[1]],
+                            'GOOD=nosuch is not a commit'),
+                           (['--kernel-src', self.src, '--good', ids[1], '--bad', ids[0]],
+                            'is not an ancestor of BAD'),
+                           (['--kernel-src', self.src, '--good', ids[0], '--bad', ids[1],
+                             '--arch', 'vax'], "unknown arch 'vax'")):
+            with self.subTest(argv=argv):
+                p = subprocess.run([sys.executable, '-B', script] + argv, capture_output=True,
+                                   text=True, env=self.env, timeout=60)
+                self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+                self.assertIn(says, p.stdout + p.stderr)
+
+
+if __name__ == '__main__':
+    unittest.main()
