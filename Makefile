@@ -48,7 +48,7 @@ bisect:
 		$(if $(filter 1 y yes,$(DEBUG)),--debug) $(if $(TEST),--test '$(TEST)')
 
 mutants:
-	@MUTANT='$(MUTANT)' ci/mutants/run.sh
+	@MUTANT='$(MUTANT)' ci/mutants/campaign.py
 
 clean:
 	rm -rf out

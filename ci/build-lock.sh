@@ -1,4 +1,4 @@
-# Sourced by ci/nsfd, ci/robot/run.sh, ci/series/mail.sh and
+# Sourced by ci/series/mail.sh and
 # ci/series/make.sh: one build at a time in a checkout (build/.lock).
 #
 # hold_build_lock TOP: hold TOP/build/.lock on fd 9, waiting up to an hour

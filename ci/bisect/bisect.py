@@ -29,9 +29,6 @@ every step; out/bisect/steps/COMMIT.json each step's results.json.
 Exit: 0 the first bad commit was named; 1 the range could not be
 narrowed to one commit (skipped commits, or the ends do not disagree);
 2 usage or environment (the bisection aborted).
-
-NSFD_BISECT_RUN names another command for the steps (make check's fake
-ci/nsfd: ci/tests/test_bisect_driver.py).
 """
 
 import fcntl
@@ -137,7 +134,7 @@ class Bisection:
         self.o = o
         self.variant = o['arch'] + ('-debug' if o['debug'] else '')
         self.steps = os.path.join(OUT, 'steps.json')
-        self.nsfd = os.environ.get('NSFD_BISECT_RUN') or os.path.join(CI, 'nsfd')
+        self.nsfd = os.path.join(CI, 'nsfd')
 
     def step(self, commit, label):
         """One nsfd run on COMMIT and its verdict (good, bad, skip,

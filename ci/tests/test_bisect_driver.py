@@ -1,5 +1,6 @@
 """make bisect end to end (ci/bisect/bisect.py) over small git histories,
-each step a fake ci/nsfd whose verdict the commit itself names.
+in a checkout whose ci/nsfd is a fake (fakes/checkout.py): each step's
+verdict is the one the commit itself names.
 
 Every commit of a history holds a file `state`, which the fake reads at
 --kernel-rev and acts out:
@@ -19,7 +20,9 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CI = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(HERE, 'fakes'))
+
+import checkout  # noqa: E402
 
 FAKE_NSFD = r'''#!/usr/bin/env python3
 import json, os, subprocess, sys
@@ -31,7 +34,7 @@ state = subprocess.run(['git', '-C', src, 'show', rev + ':state'], capture_outpu
 print('nsfd: %s: kernel: ok (0.1 s)' % variant, flush=True)
 tests = {'pass': [('t1', 'pass'), ('t2', 'pass')], 'fail': [('t1', 'pass'), ('t2', 'fail')],
          'notrun': [('t1', 'pass')]}.get(state)
-out = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'out', variant)
+out = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'out', variant)
 os.makedirs(out, exist_ok=True)
 if tests is not None:
     with open(os.path.join(out, 'results.json'), 'w') as f:
@@ -50,12 +53,8 @@ class BisectDriver(unittest.TestCase):
         self.tmp = tempfile.TemporaryDirectory()
         self.top = self.tmp.name
         # A checkout of its own: out/ and build/ are the temporary ones.
-        os.symlink(CI, os.path.join(self.top, 'ci'))
-        fake = os.path.join(self.top, 'fake-nsfd')
-        with open(fake, 'w') as f:
-            f.write(FAKE_NSFD)
-        os.chmod(fake, 0o755)
-        self.env = dict(os.environ, NSFD_BISECT_RUN=fake, GIT_AUTHOR_NAME='t', GIT_COMMITTER_NAME='t',
+        checkout.make(self.top, FAKE_NSFD)
+        self.env = dict(os.environ, GIT_AUTHOR_NAME='t', GIT_COMMITTER_NAME='t',
                         GIT_AUTHOR_EMAIL='t@t', GIT_COMMITTER_EMAIL='t@t')
         self.src = os.path.join(self.top, 'kernel')
 
