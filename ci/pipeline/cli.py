@@ -10,7 +10,8 @@ usage: ci/nsfd run [ARCH] [--debug] [--kernel-src DIR [--kernel-rev REV]]
        ci/nsfd bench [ARCH]   (socketat's cost, out/ARCH/bench.json)
        ci/nsfd merge [--out DIR] DIR...   (one verdict and one KCIDB
        document over out/<variant>/ directories of separate machines)
-       ci/nsfd variants   (make test's variants, NAME<TAB>COMMAND a line)
+       ci/nsfd variants   (what a CI matrix runs: make test's variants, then
+       the fan-out's; NAME<TAB>COMMAND a line)
        ci/nsfd robot [ARCH]   (the mailed series as a robot runs it:
        ci/pipeline/robot.py, results in out/robot-ARCH/)
 
