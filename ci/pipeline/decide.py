@@ -1,7 +1,7 @@
 """Every decision from a command's exit status and output to a stage's
-status. Pure functions: ci/tests/test_decide.py calls each with the
-statuses and logs a real run gives, and the fault suite
-(ci/tests/test_faults.py) reaches them through the real stages.
+status. Pure functions: ci/tests/test_faults.py calls each with the
+statuses and logs a real run gives (its Decisions cases) and reaches them
+through the real stages (its Faults cases).
 
 A stage's status feeds ci/results/report.py, which turns the variant's stages and
 tests into its exit code: ok and skipped decide nothing; fail and timeout
@@ -18,6 +18,15 @@ from .runlog import Stage
 # run, 127 it was not found.
 TIMED_OUT = (124, 137)
 TIMEOUT_OWN = (125, 126, 127)
+
+# kselftest's runner gives a program without a settings timeout= 45 s.
+KSELFTEST_TIMEOUT = 45
+
+
+def boot_allowance(debug):
+    """What a guest's limit adds to its programs' for booting and the
+    kmemleak scan (a debug kernel boots slower and scans)."""
+    return 600 if debug else 120
 
 
 def tree(rc):
@@ -109,4 +118,5 @@ def guest_limit(binaries, per_binary, debug, fixed=None):
     takes) overrides."""
     if fixed:
         return fixed
-    return binaries * ((45 if per_binary is None else per_binary) + 17) + (600 if debug else 120)
+    per = KSELFTEST_TIMEOUT if per_binary is None else per_binary
+    return binaries * (per + 17) + boot_allowance(debug)

@@ -171,8 +171,8 @@ def boot(v):
                        uid=v.run.guest_uid, fail_fast=fail_fast)
         boots.append((g, p, limit, console))
     v.say('%s: guest: booting %d guest(s) with %d kselftests (timeout %s s: %d s a binary + %d s)'
-          % (v.name, len(boots), total, ' '.join(str(b[2]) for b in boots), per or 45,
-             600 if v.debug else 120))
+          % (v.name, len(boots), total, ' '.join(str(b[2]) for b in boots),
+             decide.KSELFTEST_TIMEOUT if per is None else per, decide.boot_allowance(v.debug)))
     ends = []
     for g, p, limit, console in boots:
         rc = procs.status(p.wait())

@@ -35,12 +35,14 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 CI = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(CI, 'results'))
+sys.path.insert(0, CI)
 
 import console  # noqa: E402
 import identity  # noqa: E402
 import kcidb  # noqa: E402
 import ktap  # noqa: E402
 import report  # noqa: E402
+from pipeline.decide import KSELFTEST_TIMEOUT  # noqa: E402
 
 RUNNER_BEGIN = 'robot: run_kselftest.sh begin'
 RUNNER_EXIT = re.compile(r'^robot: run_kselftest\.sh exit (\d+)$')
@@ -146,10 +148,10 @@ def kunit_streams(dmesg):
 
 
 def settings_timeout(top):
-    """selftests/nsfd/settings' timeout=, kselftest's 45 s without one."""
+    """selftests/nsfd/settings' timeout=, kselftest's default without one."""
     text = report.read(os.path.join(top, 'selftests', 'nsfd', 'settings')) or ''
     m = re.search(r'^timeout=(\d+)', text, re.M)
-    return int(m.group(1)) if m else 45
+    return int(m.group(1)) if m else KSELFTEST_TIMEOUT
 
 
 def checkout_facts(top):
