@@ -10,13 +10,16 @@ Every commit of a history holds a file `state`, which the fake reads at
            compile at that commit), exit 0
   nobuild  no results, exit 125
   env      no results, exit 2 (an environment error)
+  hang     sleeps (a step to stop)
 """
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -32,6 +35,9 @@ variant = args[1] + ('-debug' if '--debug' in args else '')
 state = subprocess.run(['git', '-C', src, 'show', rev + ':state'], capture_output=True,
                        text=True, check=True).stdout.strip()
 print('nsfd: %s: kernel: ok (0.1 s)' % variant, flush=True)
+if state == 'hang':
+    import time
+    time.sleep(300)
 tests = {'pass': [('t1', 'pass'), ('t2', 'pass')], 'fail': [('t1', 'pass'), ('t2', 'fail')],
          'notrun': [('t1', 'pass')]}.get(state)
 out = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'out', variant)
@@ -147,6 +153,49 @@ class BisectDriver(unittest.TestCase):
         code, out = self.bisect(ids)
         self.assertEqual(code, 2, out)
         self.assertIn('aborted: an environment error at GOOD; nothing was marked', out)
+
+    def test_sigterm_in_a_step_ends_every_process_marks_nothing_and_is_2(self):
+        ids = self.history('pass', 'hang', 'hang', 'fail')
+        p = subprocess.Popen([sys.executable, '-B', os.path.join(self.top, 'ci', 'bisect', 'bisect.py'),
+                              '--kernel-src', self.src, '--good', ids[0], '--bad', ids[-1]],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=self.env)
+        self.addCleanup(lambda: p.poll() is None and p.kill())
+        seen = ''
+        for line in p.stdout:
+            seen += line
+            if 'deciding tests' in line:
+                break
+        # The first step inside the range (a hung commit) starts.
+        deadline = time.monotonic() + 60
+        while not self.fakes() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        self.assertTrue(self.fakes(), 'a step is running: ' + seen)
+        time.sleep(0.5)
+        p.send_signal(signal.SIGTERM)
+        out = seen + p.communicate(timeout=60)[0]
+        self.assertEqual(p.returncode, 2, out)
+        self.assertIn('stopped by SIGTERM', out)
+        self.assertEqual(self.fakes(), [], 'no step is left running')
+        self.assertEqual([s['step'] for s in self.steps()['steps']], ['good end', 'bad end'],
+                         'the stopped step marked nothing')
+        # The next bisection can start: its lock is free.
+        lock = subprocess.run(['flock', '-n', os.path.join(self.top, 'build', 'bisect', '.lock'), 'true'])
+        self.assertEqual(lock.returncode, 0)
+
+    def fakes(self):
+        """Pids of this test's fake ci/nsfd processes still alive."""
+        fake = os.path.join(self.top, 'ci', 'nsfd')
+        found = []
+        for d in os.listdir('/proc'):
+            try:
+                with open('/proc/%s/cmdline' % d, 'rb') as f:
+                    if fake.encode() in f.read():
+                        with open('/proc/%s/stat' % d) as g:
+                            if g.read().split(')')[-1].split()[0] != 'Z':
+                                found.append(int(d))
+            except OSError:
+                pass
+        return found
 
     def test_usage_and_bad_input_exit_2(self):
         ids = self.history('pass', 'fail')
