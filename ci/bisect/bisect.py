@@ -9,7 +9,7 @@ The bisection runs in a bare clone that borrows DIR's objects
 checkout, branch, index and refs are never touched. Each step is
 `ci/nsfd run ARCH --kernel-src DIR --kernel-rev COMMIT` (the tests laid
 into that commit, built incrementally in build/ext/) and its verdict
-(ci/bisect/verdict.py judge):
+(ci/bisect/verdict.py's judge()):
   bad   a failed test or a kernel report (with --test, only failed tests
         whose "suite name" matches PATTERN, a Python regex);
   skip  the commit does not build (ci/nsfd exit 125), or a deciding test
@@ -32,7 +32,6 @@ narrowed to one commit (skipped commits, or the ends do not disagree);
 """
 
 import fcntl
-import json
 import os
 import re
 import subprocess
@@ -59,6 +58,8 @@ SHOWN = re.compile(r'^nsfd: bisect:|^    nsfd:')
 # the bisection without marking the commit.
 GIT_CODE = {'good': 0, 'bad': 1, 'skip': 125}
 ABORT = 255
+# git's messages, which the driver reads, in one language.
+GIT_ENV = dict(os.environ, LC_ALL='C')
 
 
 class Usage(Exception):
@@ -74,8 +75,8 @@ def log(msg):
 
 
 def git(*args, check=True):
-    p = subprocess.run(['git'] + list(args), stdin=subprocess.DEVNULL,
-                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    p = subprocess.run(['git'] + list(args), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, text=True, errors='replace', env=GIT_ENV)
     if check and p.returncode:
         raise Abort('git %s failed (exit %d)' % (' '.join(args), p.returncode))
     return p.stdout.strip() if p.returncode == 0 else None
@@ -106,6 +107,10 @@ def parse(argv):
     o['kernel_src'] = os.path.abspath(o['kernel_src'])
     if o['arch'] not in arches.known():
         raise Abort("unknown arch '%s'; known: %s" % (o['arch'], ' '.join(arches.known())))
+    try:
+        re.compile(o['test'])
+    except re.error as e:
+        raise Abort("--test '%s' is not a Python regular expression: %s" % (o['test'], e))
     return o
 
 
@@ -115,12 +120,12 @@ def listed(lines, most=5):
     return ', '.join(lines[:most]) + more
 
 
-def tee(cmd, log_path, shown, indent=''):
+def tee(cmd, log_path, shown, indent='', **kw):
     """CMD's exit status; its output to LOG_PATH, the lines SHOWN matches
     also to ours (after INDENT)."""
     with open(log_path, 'w') as f:
         p = procs.popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                        stderr=subprocess.STDOUT, text=True, errors='replace')
+                        stderr=subprocess.STDOUT, text=True, errors='replace', **kw)
         for line in p.stdout:
             f.write(line)
             if shown.search(line):
@@ -191,9 +196,11 @@ class Bisection:
         if git('-C', src, 'merge-base', '--is-ancestor', good, bad, check=False) is None:
             raise Abort('GOOD=%s is not an ancestor of BAD=%s' % (good, bad))
         # One bisection at a time; the per-step nsfd runs take build/.lock.
+        # git bisect run and its steps hold it too (handed down), so that
+        # steps a killed driver left behind keep the next one out.
         os.makedirs(os.path.dirname(REPO), exist_ok=True)
-        lock = os.open(os.path.join(os.path.dirname(REPO), '.lock'),
-                       os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        self.lock = lock = os.open(os.path.join(os.path.dirname(REPO), '.lock'),
+                                   os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -230,7 +237,8 @@ class Bisection:
             (['--debug'] if self.o['debug'] else []) + \
             (['--test', self.o['test']] if self.o['test'] else [])
         run_log = os.path.join(OUT, 'git-bisect-run.log')
-        rc = tee(['git', '-C', REPO, 'bisect', 'run'] + step_cmd, run_log, SHOWN)
+        rc = tee(['git', '-C', REPO, 'bisect', 'run'] + step_cmd, run_log, SHOWN,
+                 env=GIT_ENV, pass_fds=(self.lock,))
         bisect_log = git('-C', REPO, 'bisect', 'log', check=False) or ''
         with open(os.path.join(OUT, 'git-bisect.log'), 'w') as f:
             f.write(bisect_log + '\n')
@@ -243,8 +251,10 @@ class Bisection:
             return self.conclude(first)
         steps = verdict.load(self.steps)['steps']
         # A step's 255 (an environment error, or a step stopped by a
-        # signal) makes git give up without marking it.
-        if (steps and steps[-1]['verdict'] == 'abort') or 'bisect run failed' in run_text:
+        # signal) makes git give up without marking it; git bisect run
+        # itself may have been killed (128 + the signal).
+        if (steps and steps[-1]['verdict'] == 'abort') or 'bisect run failed' in run_text \
+                or rc >= 128:
             raise Abort('aborted: an environment error; nothing was marked '
                         '(see out/bisect/git-bisect-run.log)')
         cands = candidates(run_text)
@@ -319,6 +329,14 @@ def main(argv):
         return 2
     except Abort as e:
         log(str(e))
+        return ABORT if step_mode else 2
+    except Exception:
+        # A fault of the driver judged nothing: in a step, git must not
+        # read it as bad (1), so it aborts the bisection (255).
+        import traceback
+        traceback.print_exc(file=sys.stdout)
+        log('the driver itself raised an exception (above): nothing was marked; '
+            'please report it with this log')
         return ABORT if step_mode else 2
 
 

@@ -9,11 +9,10 @@
   judge   STEPS EXIT RESULTS PATTERN
                                  a step's verdict (good, bad, skip, abort) on
                                  the first line, then what decided it
-  record  STEPS COMMIT SUBJECT VERDICT EXIT SECONDS LABEL FAILED
-                                 append a step to STEPS (steps.json)
   flipped STEPS FIRST PATTERN DIR  the tests failing at FIRST that passed in
                                  a good step
-  conclude STEPS FIRST           write the result into STEPS
+The driver calls the functions; the command line is for judging a kept
+step again by hand (out/bisect/steps/COMMIT.json).
 """
 import json
 import os
@@ -136,23 +135,10 @@ def main(argv):
         verdict, lines = judge(int(code), results, pattern,
                                load(steps).get('deciding', []))
         print('\n'.join([verdict] + lines))
-    elif cmd == 'record' and len(argv) == 10:
-        steps, commit, subject, verdict, code, secs, label, fails = argv[2:]
-        doc = load(steps)
-        doc['steps'].append({'commit': commit, 'subject': subject,
-                             'verdict': verdict, 'exit': int(code),
-                             'seconds': int(secs), 'step': label.rstrip(':'),
-                             'failed': [l for l in fails.split('\n') if l]})
-        save(steps, doc)
     elif cmd == 'flipped' and len(argv) == 6:
         steps, first, pattern, d = argv[2:]
         for name in flipped(load(steps), first, pattern, d):
             print(name)
-    elif cmd == 'conclude' and len(argv) == 4:
-        doc = load(argv[2])
-        doc['first_bad'] = argv[3]
-        doc['seconds'] = sum(s['seconds'] for s in doc['steps'])
-        save(argv[2], doc)
     else:
         sys.exit(__doc__)
 

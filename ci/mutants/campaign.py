@@ -74,8 +74,8 @@ def select(globs):
     glob order, each once."""
     files = []
     for g in globs.split():
-        for f in sorted(glob.glob(os.path.join(HERE, g[:-len('.mutant')] if g.endswith('.mutant')
-                                               else g) + '.mutant')):
+        pattern = g[:-len('.mutant')] if g.endswith('.mutant') else g
+        for f in sorted(glob.glob(os.path.join(glob.escape(HERE), pattern + '.mutant'))):
             if f not in files:
                 files.append(f)
     return files
@@ -192,10 +192,9 @@ def campaign():
             os.unlink(kept)
         except OSError:
             pass
-        with open(f) as fh:
-            first = fh.readline().strip().lstrip('# ')
         lab = label(arch, config)
-        say('[%d/%d] %s%s: %s' % (i, len(files), name, ' (%s)' % lab if lab else '', first))
+        say('[%d/%d] %s%s: %s' % (i, len(files), name, ' (%s)' % lab if lab else '',
+                                  mutant.parse(f)['description']))
         t = time.monotonic()
         rc = run_nsfd(log, f, arch, config)
         secs = since(t)
@@ -256,7 +255,8 @@ def main(argv):
     # A mutant that KUnit already caught needs no kselftest guest (a leak
     # mutant would keep the guest waiting on every "freed" deadline): its
     # killers are then the KUnit cases. NSFD_FAIL_FAST=0 runs both always.
-    os.environ.setdefault('NSFD_FAIL_FAST', '1')
+    if not os.environ.get('NSFD_FAIL_FAST'):
+        os.environ['NSFD_FAIL_FAST'] = '1'
     # SIGTERM, SIGINT, SIGHUP: ci/nsfd and everything under it end, exit 2
     # (the mutant in flight gets no verdict; the next run lays the tree anew).
     procs.stop_on_signals(2)

@@ -119,13 +119,51 @@ class BisectDriver(unittest.TestCase):
         self.assertIn('skip (did not run: s t2) ', out)
         self.assertNotIn('first_bad', self.steps())
 
-    def test_a_commit_that_does_not_build_is_skipped(self):
-        ids = self.history('pass', 'nobuild', 'pass', 'fail', 'fail')
+    def test_a_commit_that_does_not_build_is_skipped_never_good_or_bad(self):
+        # The one commit inside the range does not build: git is left with
+        # it and BAD. Read as good, BAD would be named; read as bad, it would.
+        ids = self.history('pass', 'nobuild', 'fail')
         code, out = self.bisect(ids)
-        self.assertEqual(code, 0, out)
-        self.assertEqual(self.steps()['first_bad'], ids[3])
-        verdicts = {s['commit']: s['verdict'] for s in self.steps()['steps']}
-        self.assertIn(verdicts.get(ids[1]), (None, 'skip'))
+        self.assertEqual(code, 1, out)
+        self.assertIn('step 3: %s skip (did not build or apply) ' % ids[1][:12], out)
+        self.assertIn('the first bad commit is one of these 2', out)
+        self.assertNotIn('first bad commit:', out)
+
+    def step_pids(self):
+        """Pids of this test's `bisect.py --step` processes still alive."""
+        steps = []
+        for p in self.pids(os.path.join(self.top, 'ci', 'bisect', 'bisect.py')):
+            with open('/proc/%d/cmdline' % p, 'rb') as f:
+                argv = f.read().split(b'\0')
+            if argv[0] == sys.executable.encode() and b'--step' in argv:
+                steps.append(p)
+        return steps
+
+    def test_a_step_stopped_by_sigterm_marks_nothing_and_aborts_exit_2(self):
+        # The step's own stop is 255: git gives up without marking the
+        # commit (2 would read as bad), and the driver says so.
+        ids = self.history('pass', 'hang', 'hang', 'fail')
+        p = subprocess.Popen([sys.executable, '-B', os.path.join(self.top, 'ci', 'bisect', 'bisect.py'),
+                              '--kernel-src', self.src, '--good', ids[0], '--bad', ids[-1]],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=self.env,
+                             start_new_session=True)
+        self.addCleanup(self.kill_group, p)
+        deadline = time.monotonic() + 60
+        while not (self.fakes() and self.step_pids()) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        self.assertTrue(self.step_pids(), 'a step is running')
+        time.sleep(0.5)
+        for pid in self.step_pids():
+            os.kill(pid, signal.SIGTERM)
+        out = p.communicate(timeout=60)[0]
+        self.assertEqual(p.returncode, 2, out)
+        self.assertIn('nsfd: bisect: aborted: an environment error; nothing was marked', out)
+        self.assertEqual(self.fakes(), [], 'no step is left running')
+        self.assertEqual([s['step'] for s in self.steps()['steps']], ['good end', 'bad end'])
+        # git's own log: the two ends marked at the start, nothing since.
+        with open(os.path.join(self.top, 'out', 'bisect', 'git-bisect.log')) as f:
+            marks = [l for l in f.read().splitlines() if l.startswith('git bisect ')]
+        self.assertEqual([m.split()[2] for m in marks], ['start'], marks)
 
     def test_good_that_is_not_good_stops_before_the_range_exit_1(self):
         ids = self.history('fail', 'pass', 'fail')
@@ -158,8 +196,9 @@ class BisectDriver(unittest.TestCase):
         ids = self.history('pass', 'hang', 'hang', 'fail')
         p = subprocess.Popen([sys.executable, '-B', os.path.join(self.top, 'ci', 'bisect', 'bisect.py'),
                               '--kernel-src', self.src, '--good', ids[0], '--bad', ids[-1]],
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=self.env)
-        self.addCleanup(lambda: p.poll() is None and p.kill())
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=self.env,
+                             start_new_session=True)
+        self.addCleanup(self.kill_group, p)
         seen = ''
         for line in p.stdout:
             seen += line
@@ -182,14 +221,26 @@ class BisectDriver(unittest.TestCase):
         lock = subprocess.run(['flock', '-n', os.path.join(self.top, 'build', 'bisect', '.lock'), 'true'])
         self.assertEqual(lock.returncode, 0)
 
+    @staticmethod
+    def kill_group(p):
+        """Whatever the case left of the run (a failed case may leave steps)."""
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        p.wait()
+
     def fakes(self):
         """Pids of this test's fake ci/nsfd processes still alive."""
-        fake = os.path.join(self.top, 'ci', 'nsfd')
+        return self.pids(os.path.join(self.top, 'ci', 'nsfd'))
+
+    def pids(self, program):
+        """Pids of live processes whose command line names PROGRAM."""
         found = []
         for d in os.listdir('/proc'):
             try:
                 with open('/proc/%s/cmdline' % d, 'rb') as f:
-                    if fake.encode() in f.read():
+                    if program.encode() in f.read():
                         with open('/proc/%s/stat' % d) as g:
                             if g.read().split(')')[-1].split()[0] != 'Z':
                                 found.append(int(d))
@@ -208,7 +259,9 @@ class BisectDriver(unittest.TestCase):
                            (['--kernel-src', self.src, '--good', ids[1], '--bad', ids[0]],
                             'is not an ancestor of BAD'),
                            (['--kernel-src', self.src, '--good', ids[0], '--bad', ids[1],
-                             '--arch', 'vax'], "unknown arch 'vax'")):
+                             '--arch', 'vax'], "unknown arch 'vax'"),
+                           (['--kernel-src', self.src, '--good', ids[0], '--bad', ids[1],
+                             '--test', 'setns_test('], 'is not a Python regular expression')):
             with self.subTest(argv=argv):
                 p = subprocess.run([sys.executable, '-B', script] + argv, capture_output=True,
                                    text=True, env=self.env, timeout=60)

@@ -266,7 +266,7 @@ class Faults(unittest.TestCase):
 
     def judge(self, rc, deciding, world=None):
         """ci/bisect/verdict.py judge on WORLD's results (this case's), as a
-        step of ci/bisect/bisect.py does: its verdict line (skip is exit
+        step of ci/bisect/bisect.py does with verdict.judge(): its verdict line (skip is exit
         125 to git bisect)."""
         world = world or self.world
         steps = os.path.join(self.world.tmp, 'steps.json')
