@@ -265,7 +265,7 @@ class Bisection:
                 log('  ' + git('-C', REPO, 'log', '-1', '--format=%h %s', c))
         else:
             sys.stdout.write(''.join('    %s\n' % l for l in run_text.splitlines()[-5:]))
-        log('could not name one first bad commit (exit %d): out/bisect/git-bisect.log' % rc)
+        log('could not name one first bad commit (git bisect run exit %d): out/bisect/git-bisect.log' % rc)
         return 1
 
     def conclude(self, first):
