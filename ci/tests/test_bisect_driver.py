@@ -142,12 +142,7 @@ class BisectDriver(unittest.TestCase):
     def test_a_step_stopped_by_sigterm_marks_nothing_and_aborts_exit_2(self):
         # The step's own stop is 255: git gives up without marking the
         # commit (2 would read as bad), and the driver says so.
-        ids = self.history('pass', 'hang', 'hang', 'fail')
-        p = subprocess.Popen([sys.executable, '-B', os.path.join(self.top, 'ci', 'bisect', 'bisect.py'),
-                              '--kernel-src', self.src, '--good', ids[0], '--bad', ids[-1]],
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=self.env,
-                             start_new_session=True)
-        self.addCleanup(self.kill_group, p)
+        p = self.start_hung_bisection()
         deadline = time.monotonic() + 60
         while not (self.fakes() and self.step_pids()) and time.monotonic() < deadline:
             time.sleep(0.2)
@@ -193,12 +188,7 @@ class BisectDriver(unittest.TestCase):
         self.assertIn('aborted: an environment error at GOOD; nothing was marked', out)
 
     def test_sigterm_in_a_step_ends_every_process_marks_nothing_and_is_2(self):
-        ids = self.history('pass', 'hang', 'hang', 'fail')
-        p = subprocess.Popen([sys.executable, '-B', os.path.join(self.top, 'ci', 'bisect', 'bisect.py'),
-                              '--kernel-src', self.src, '--good', ids[0], '--bad', ids[-1]],
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=self.env,
-                             start_new_session=True)
-        self.addCleanup(self.kill_group, p)
+        p = self.start_hung_bisection()
         seen = ''
         for line in p.stdout:
             seen += line
@@ -220,6 +210,17 @@ class BisectDriver(unittest.TestCase):
         # The next bisection can start: its lock is free.
         lock = subprocess.run(['flock', '-n', os.path.join(self.top, 'build', 'bisect', '.lock'), 'true'])
         self.assertEqual(lock.returncode, 0)
+
+    def start_hung_bisection(self):
+        """A bisection whose steps inside the range hang, running in a
+        session of its own (killed whole when the case ends)."""
+        ids = self.history('pass', 'hang', 'hang', 'fail')
+        p = subprocess.Popen([sys.executable, '-B', os.path.join(self.top, 'ci', 'bisect', 'bisect.py'),
+                              '--kernel-src', self.src, '--good', ids[0], '--bad', ids[-1]],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=self.env,
+                             start_new_session=True)
+        self.addCleanup(self.kill_group, p)
+        return p
 
     @staticmethod
     def kill_group(p):
