@@ -5,7 +5,8 @@ import shlex
 
 CI = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KEYS = ('LINUX_ARCH', 'CROSS_COMPILE', 'KERNEL_IMAGE', 'QEMU', 'QEMU_FLAGS', 'FIRMWARE',
-        'CONSOLE', 'PACKAGES', 'KTAP_QEMU_ARGS', 'KTAP_DEV', 'COMPAT_ABIS')
+        'CONSOLE', 'PACKAGES', 'KTAP_QEMU_ARGS', 'KTAP_DEV', 'COMPAT_ABIS',
+        'EARLY_CONSOLE')
 
 
 def known():

@@ -88,8 +88,13 @@ def boot_end(rc, qemu, console_text, timed_out):
     return 'env-error', '%s exit %d before a kernel booted: %s' % (qemu, rc, first)
 
 
-def guest_boot(number, rc, limit, qemu, console_text):
-    """One kselftest guest's end: (status, detail)."""
+def guest_boot(number, rc, limit, qemu, console_text, hung=False, allowance=None):
+    """One kselftest guest's end: (status, detail). HUNG: the guest init
+    had not started ALLOWANCE s after QEMU did, and the boot was ended
+    (ci/pipeline/bootwatch.py): a failed boot, the kernel's verdict."""
+    if hung:
+        return 'fail', 'guest %d: a failed boot: no guest init %s s after QEMU started' % (
+            number, allowance)
     status, detail = boot_end(rc, qemu, console_text, 'no end after %s s' % limit)
     return status, 'guest %d: %s' % (number, detail) if detail else ''
 

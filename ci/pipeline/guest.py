@@ -13,7 +13,7 @@ import os
 import re
 import shutil
 
-from . import decide, kernel, procs, qemu
+from . import bootwatch, decide, kernel, procs, qemu
 from .runlog import Stage, now, show_tail
 
 
@@ -173,10 +173,19 @@ def boot(v):
     v.say('%s: guest: booting %d guest(s) with %d kselftests (timeout %s s: %d s a binary + %d s)'
           % (v.name, len(boots), total, ' '.join(str(b[2]) for b in boots),
              decide.KSELFTEST_TIMEOUT if per is None else per, decide.boot_allowance(v.debug)))
-    ends = []
+    allowance = decide.boot_allowance(v.debug)
+    watched = []
     for g, p, limit, console in boots:
-        rc = procs.status(p.wait())
+        chan = os.path.join(v.out, 'kselftest-channel%s.log' % suffix(g))
+        watched.append(bootwatch.Boot('guest %d' % g, 'guest', p, console,
+                                      chan if qemu.has_channel(v.conf, chan) else None, limit))
+    bootwatch.watch(watched, allowance, v.say, '%s: guest' % v.name)
+    ends = []
+    for (g, p, limit, console), b in zip(boots, watched):
         with open(console, errors='replace') as f:
             text = f.read()
-        ends.append(decide.guest_boot(g, rc, limit, v.conf['QEMU'], text))
+        ends.append(decide.guest_boot(g, b.rc, limit, v.conf['QEMU'], text, hung=b.hung,
+                                      allowance=allowance))
+        bootwatch.record(v.out, os.path.basename(console), b, allowance,
+                         'qemu-error' if ends[-1][0] == 'env-error' else None)
     return v.stage('guest', decide.guests(ends), t)

@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import sys
 
-from . import decide, procs
+from . import bootwatch, decide, procs
 from .runlog import EnvError, Stage, now, since, show_tail
 
 PIPELINE = os.path.dirname(os.path.abspath(__file__))
@@ -426,12 +426,26 @@ def kunit_exec(v):
     except OSError:
         pass
     qargs = ['--qemu_args', os.environ['NSFD_QEMU_ARGS']] if os.environ.get('NSFD_QEMU_ARGS') else []
-    rc = procs.run(v.kunit + ['exec'] + v.common + qargs + ['--timeout=%d' % timeout], out=log,
-                   env=v.env())
+    # The early console and panic=-1 (QEMU runs with -no-reboot): a kernel
+    # that dies before its console is up shows why and ends at once,
+    # where kunit.py would wait out its timeout.
+    kargs = ['--kernel_args=' + a for a in (v.conf['EARLY_CONSOLE'] + ' panic=-1').split()]
+    allowance = decide.boot_allowance(v.debug)
+    with open(log, 'w') as f:
+        p = procs.popen(v.kunit + ['exec'] + v.common + qargs + kargs + ['--timeout=%d' % timeout],
+                        stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT, env=v.env(),
+                        start_new_session=True)
+    b = bootwatch.Boot('kunit', 'kunit', p, test_log, limit=timeout)
+    bootwatch.watch([b], allowance, v.say, '%s: kunit' % v.name)
+    rc = b.rc
     try:
         shutil.copy(test_log, os.path.join(v.out, 'console-kunit.log'))
     except OSError:
         pass
+    bootwatch.record(v.out, 'console-kunit.log', b, allowance)
     with open(log, errors='replace') as f:
         text = f.read()
+    if b.hung:
+        return v.stage('kunit', Stage('fail', 'a failed boot: no KUnit KTAP %d s after kunit.py '
+                                      'started QEMU' % allowance, [v.rel(log)]), t)
     return v.stage('kunit', decide.kunit_exec(rc, text, v.rel(log)), t)

@@ -20,12 +20,20 @@ def has_channel(conf, ktap_file):
     return bool(ktap_file and conf['KTAP_DEV'] and conf['KTAP_QEMU_ARGS'])
 
 
+def early_console(conf):
+    """The arch's early console (EARLY_CONSOLE) and a space, or '': a
+    kernel that dies before its console is up still shows its banner and
+    its last words (ci/results/boots.py)."""
+    return conf['EARLY_CONSOLE'] + ' ' if conf['EARLY_CONSOLE'] else ''
+
+
 def command(conf, kernel, initramfs, timeout, ktap_file=None, uid=None, fail_fast=False,
             extra=None, kunit=False):
     """The argv of one boot: timeout(1), QEMU and the kernel command line.
     KUnit's built-in suites run at boot only with KUNIT (the robot's boot);
     every other boot has kunit.py's run for them."""
-    append = 'console=%s panic=-1 %srdinit=/init' % (conf['CONSOLE'], '' if kunit else 'kunit.enable=0 ')
+    append = 'console=%s %spanic=-1 %srdinit=/init' % (
+        conf['CONSOLE'], early_console(conf), '' if kunit else 'kunit.enable=0 ')
     chan = []
     if has_channel(conf, ktap_file):
         chan = conf['KTAP_QEMU_ARGS'].replace('@KTAP@', ktap_file).split()
@@ -50,8 +58,11 @@ def start(conf, kernel, initramfs, console_log, timeout, ktap_file=None, **kw):
     if has_channel(conf, ktap_file):
         open(ktap_file, 'w').close()
     with open(console_log, 'w') as f:
+        # A process group of its own: a boot that hangs is ended whole
+        # (ci/pipeline/bootwatch.py).
         return procs.popen(command(conf, kernel, initramfs, timeout, ktap_file, **kw),
-                           stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT)
+                           stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT,
+                           start_new_session=True)
 
 
 def boot(*args, **kw):

@@ -95,6 +95,8 @@ def test_path(t):
         collection, _, program = suite.rpartition(':')
         case = case_of(suite, name)
         return path('kselftest', collection or 'nsfd', program, *([case] if case else []))
+    if source == 'boot':                # KernelCI's boot test, one per boot
+        return path('boot', name)
     if source == 'console':             # a kernel report: "<kind>:<line>"
         return path(boot_of(suite), 'dmesg', name.split(':', 1)[0])
     return path(source or 'nsfd', suite, name)

@@ -38,6 +38,7 @@ import traceback
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import boots  # noqa: E402
 import console  # noqa: E402
 import identity  # noqa: E402
 import kcidb  # noqa: E402
@@ -186,10 +187,14 @@ def console_reached_the_end(outdir, suffix):
     return any(ln.rstrip('\r') == INIT_DONE for ln in text.splitlines())
 
 
-def collect_kselftest(outdir, stage):
+def collect_kselftest(outdir, stage, failed_boots=()):
+    """The guests' results; a guest in FAILED_BOOTS (its console's name)
+    never reached its init: its boot result says so, and nothing else."""
     res, streams, files, notes = [], [], [], []
     suffixes = guest_suffixes(outdir)
     for suffix in suffixes:
+        if 'console-kselftest%s.log' % suffix in failed_boots:
+            continue
         who = 'guest' if len(suffixes) == 1 else 'guest%s' % (suffix or '-1')
         text, channel, note = guest_ktap(outdir, suffix)
         if text is None:
@@ -217,7 +222,7 @@ def collect_kselftest(outdir, stage):
             res.append(fail('kselftest', who, 'console-end',
                             'the console stopped before init\'s last line (%s): kernel '
                             'messages after the cut were never scanned' % INIT_DONE))
-    if stage['status'] == 'timeout':
+    if stage['status'] == 'timeout' and len(failed_boots) < len(suffixes):
         res.append(fail('kselftest', 'guest', 'timeout',
                         'the guest did not end in time (%s)' % stage['detail']))
     if streams:
@@ -275,13 +280,17 @@ def expected_kunit_for(outdir, top):
     return expected_kunit_suites(top)
 
 
-def patched_checks(tests, by, top, outdir=None):
+def patched_checks(tests, by, top, outdir=None, failed_boots=()):
     """In patched mode: what must have run, and no socketat skip.
 
     A stage that did not run gives no verdict on its suites (the line that
-    names what did not build says why); a stage that ran must show them all.
+    names what did not build says why); nor does one whose kernel did not
+    boot (its boot result says so: FAILED_BOOTS); a stage that ran must
+    show them all.
     """
-    ran = lambda st: st in by and by[st]['status'] not in ('skipped', 'build-failed', 'env-error')
+    booted = {'kunit': lambda c: 'kunit' in c, 'guest': lambda c: 'kselftest' in c}
+    ran = lambda st: st in by and by[st]['status'] not in ('skipped', 'build-failed', 'env-error') \
+        and not any(booted[st](c) for c in failed_boots)
     out = []
     if ran('kunit'):
         have = {t['suite'] for t in tests if t['source'] == 'kunit'}
@@ -317,33 +326,61 @@ def console_findings(outdir):
     return res
 
 
-def boot_identity(outdir, stages):
+def boot_results(outdir, stages):
+    """[(console, test)]: the boot result of each boot the stages made,
+    from its console and its end record (ci/results/boots.py). A boot
+    without a record (nothing was started) or whose QEMU never started a
+    kernel (an environment error) gives none."""
+    by = {s['stage']: s for s in stages}
+    consoles = []
+    if 'kunit' in by and by['kunit']['status'] != 'skipped':
+        consoles.append('console-kunit.log')
+    if 'guest' in by and by['guest']['status'] != 'skipped':
+        consoles += ['console-kselftest%s.log' % x for x in guest_suffixes(outdir)]
+    out = []
+    for name in consoles:
+        end = boots.read_end(outdir, name)
+        if end is None:
+            continue
+        status, reason = boots.verdict(end, read(os.path.join(outdir, name)) or '')
+        if status:
+            out.append((name, {'source': 'boot', 'suite': 'boot', 'name': boots.name_of(name),
+                               'status': status, 'duration': end.get('seconds'),
+                               'reason': reason}))
+    return out
+
+
+def boot_identity(outdir, stages, failed_boots=()):
     """[(console, why)] for each boot that did not prove it ran the kernel
     (and initramfs) this variant built: identity-kernel.json against each
     console's banner, and a guest's build-id and initramfs id against
     identity-kernel.json and initramfs[-N].id (ci/results/identity.py)."""
     by = {s['stage']: s for s in stages}
-    boots = []
+    checked = []
     if 'kunit' in by and by['kunit']['status'] != 'skipped':
-        boots.append(('console-kunit.log', False, None))
+        checked.append(('console-kunit.log', False, None))
     if 'guest' in by and by['guest']['status'] != 'skipped':
         for suffix in guest_suffixes(outdir):
-            boots.append(('console-kselftest%s.log' % suffix, True,
+            checked.append(('console-kselftest%s.log' % suffix, True,
                           'initramfs%s.id' % suffix))
-    if not boots:
+    if not checked:
         return []
     text = read(os.path.join(outdir, 'identity-kernel.json'))
     if text is None:
-        return [(boots[0][0], 'no record of the kernel built (identity-kernel.json): '
+        return [(checked[0][0], 'no record of the kernel built (identity-kernel.json): '
                  'cannot prove what the boots ran')]
     ident = json.loads(text)
     bad = []
-    for name, guest, idfile in boots:
+    for name, guest, idfile in checked:
         log = read(os.path.join(outdir, name))
         if log is None:
             # kunit.py that died before QEMU started, a guest never booted.
             bad.append((name, 'no console log: the boot never started, so nothing '
                         'proves what would have run'))
+            continue
+        if name in failed_boots and not identity.console_banners(log):
+            # QEMU started the kernel built, which died or hung before
+            # its banner: its failed boot result is the verdict.
             continue
         want = None
         if guest:
@@ -520,20 +557,24 @@ def cmd_variant(a):
     stages = read_stages(os.path.join(a.outdir, 'stages.tsv'))
     by = {s['stage']: s for s in stages}
     tests, channel = [], {}
-    if 'kunit' in by and by['kunit']['status'] != 'skipped':
+    booted = boot_results(a.outdir, stages)
+    failed_boots = {c for c, t in booted if t['status'] == 'fail'}
+    tests += [t for _, t in booted]
+    if 'kunit' in by and by['kunit']['status'] != 'skipped' and \
+            'console-kunit.log' not in failed_boots:
         tests += collect_kunit(a.outdir, by['kunit'])
     tests += kunit_skipped(a.outdir, a.patched)
     if 'guest' in by and by['guest']['status'] != 'skipped':
-        res, channel = collect_kselftest(a.outdir, by['guest'])
+        res, channel = collect_kselftest(a.outdir, by['guest'], failed_boots)
         tests += res
     tests += console_findings(a.outdir)
     if a.patched:
-        tests += patched_checks(tests, by, a.sources, a.outdir)
+        tests += patched_checks(tests, by, a.sources, a.outdir, failed_boots)
     code = exit_code(stages, tests)
     unbuilt = not_built(stages, a.outdir, a.variant)
     # A boot that ran another kernel (or initramfs) than the one built
     # judged nothing: its results are dropped and the run is exit 2.
-    wrong = boot_identity(a.outdir, stages)
+    wrong = boot_identity(a.outdir, stages, failed_boots)
     if wrong:
         tests, code = [], EXIT_ENV
         unbuilt += ['nsfd: %s: identity: %s: %s' % (a.variant, n, why) for n, why in wrong]

@@ -400,7 +400,7 @@ class Decisions(unittest.TestCase):
         guest = qemu.command(conf, 'bzImage', 'initrd', 60, extra='')
         robot = qemu.command(conf, 'bzImage', 'initrd', 600, extra='', kunit=True)
         self.assertIn('kunit.enable=0', guest[-1])
-        self.assertEqual(robot[-1], 'console=ttyS0 panic=-1 rdinit=/init')
+        self.assertEqual(robot[-1], 'console=ttyS0 earlyprintk=serial,ttyS0,115200 panic=-1 rdinit=/init')
         self.assertEqual(robot[:-1], guest[:2] + ['600'] + guest[3:-1])
 
     def test_a_settings_timeout_of_0_is_kept_and_a_given_limit_wins(self):

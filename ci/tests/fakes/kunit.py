@@ -4,7 +4,9 @@
 build: .config from the .kunitconfig, vmlinux and the image copied from
 FAKE_VMLINUX, usr/gen_init_cpio. exec: test.log holding the kernel's
 banner and a KTAP where every nsfd suite the .config turns on passes.
-FAKE_KUNIT_BUILD=fail, FAKE_KUNIT_EXEC=raise|crash|hang|fail|noboot."""
+FAKE_KUNIT_BUILD=fail,
+FAKE_KUNIT_EXEC=raise|crash|hang|fail|noboot|early-panic|early-hang (a kernel
+that dies or hangs after its banner, before its tests)."""
 
 import os
 import shutil
@@ -80,7 +82,16 @@ rows = subprocess.run([sys.executable, os.path.join(CI, 'kunit-objects.py'),
                       capture_output=True, text=True, check=True).stdout.split('\n')
 suites = sorted({s for r in rows if r for sym, _, _, ss in [r.split('\t')]
                  if 'CONFIG_%s=y' % sym in config for s in ss.split(',')})
-log = ['[    0.000000] ' + banner, 'KTAP version 1', '1..%d' % len(suites)]
+log = ['[    0.000000] ' + banner]
+if mode in ('early-panic', 'early-hang'):
+    log += ['[    0.010000] Kernel panic - not syncing: early-boot drill'] if mode == 'early-panic' else []
+    with open(os.path.join(kdir, 'test.log'), 'w') as f:
+        f.write('\n'.join(log) + '\n')
+    if mode == 'early-hang':
+        time.sleep(3600)
+    print('[ERROR] Test: kunit: Could not find any KTAP output. Did any KUnit tests run?')
+    sys.exit(1)
+log += ['KTAP version 1', '1..%d' % len(suites)]
 for i, s in enumerate(suites, 1):
     bad = mode == 'fail' and i == 1
     log += ['    KTAP version 1', '    # Subtest: ' + s, '    1..1',
