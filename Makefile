@@ -1,23 +1,32 @@
 # nsfd: namespace file descriptors and socketat(2) on Linux 6.12, tested in
-# QEMU guests. The pipeline lives in ci/; see README.md.
+# QEMU guests. The pipeline lives in ci/; README.md and docs/ say more.
 #
 #   make run    [ARCH=x86_64|riscv64|arm64] [DEBUG=1] [KERNEL_SRC=DIR] [CONFIG=NAME]
-#   make test   pipeline tests, x86_64, riscv64, x86_64 debug, the config
-#               matrix, then make robot
+#               one variant: deps, tree, kernel, KUnit, kselftests, results
+#               in out/<variant>/ (ci/nsfd run)
+#   make test   the one-machine gate (ci/nsfd test): the pipeline's own
+#               tests, then the kernels of ci/variants.py's
+#               kernel_variants() (`ci/nsfd variants` prints them first:
+#               two arches and the cheap configs of MAKE_TEST_CONFIGS),
+#               then make robot; one summary over all of them
+#   make test-all  make test, then the fan-out on this machine too (the
+#               debug kernel, the other matrix configs, arm64)
 #   make check  the pipeline's own tests only (no kernel)
 #   make series the mailable series in out/series/, checkpatch --strict
 #   make robot  the mailed series on pristine 6.12 as a test robot runs it:
 #               run_kselftest.sh in a busybox rootfs, KUnit built in and as
 #               modules (ci/pipeline/robot.py; out/robot-x86_64/)
-#   make bench  socketat's cost in the x86_64 guest, out/x86_64/bench.json
+#   make bench  socketat's cost in a guest, out/<arch>/bench.json
 #   make bisect KERNEL_SRC=DIR GOOD=REV BAD=REV [ARCH=] [DEBUG=1] [TEST=RE]
 #               bisect DIR's history with nsfd's verdict (ci/bisect/bisect.py)
 #   make mutants [MUTANT=glob]
-#               the mutation campaign of ci/mutants/ on x86_64 (not part
-#               of make test; ci/mutants/README)
+#               the mutation campaign of ci/mutants/ (not part of make
+#               test; docs/mutants.md)
+#   make clean  remove out/;  make distclean  remove build/ and out/
 #
-# make turns any failing exit status into 2; ci/nsfd, which these targets
-# call, exits 0/1/125/2 as README.md says (use it for git bisect run).
+# make turns any failing exit status into 2. The commands these targets
+# call exit 0/1/125/2 (README.md, "Exit codes"): CI and robots call them
+# directly (ci/nsfd test, ci/nsfd run, ...).
 
 ARCH ?= x86_64
 
