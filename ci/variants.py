@@ -8,14 +8,16 @@ the top of a fresh checkout (as root on Debian 12) to produce them; its
 exit code is the variant's (0/1/125/2, README "Exit codes").
 
 The list starts with make test's (ci/pipeline/cli.py, cmd_test), the
-one-machine gate: the pipeline's own tests, x86_64, riscv64, x86_64 with
-each config of MAKE_TEST_CONFIGS, then the robot run (ROBOT). Then the
-fan-out (fan_out_kernels()), what a CI matrix runs on machines of their
-own and `make test-all` runs after make test on one: the x86_64 debug
-kernel, the other configs of kunit-configs/matrix/, arm64. Each of those
-is a whole cold kernel more; on one 2-core machine they would take make
-test past 5x kunit.py's own default build, cold (README, "Kernels and
-the config matrix"). Names are ci/pipeline/variant.py's: ARCH, then
+one-machine gate: the pipeline's own tests, the x86_64 debug kernel
+(KASAN, lockdep, kmemleak: the kernel that catches a reference or
+locking bug in socketat and the namespace code), riscv64, x86_64 with
+each config of MAKE_TEST_CONFIGS, then the robot run (ROBOT), whose
+kernel is a plain x86_64 build of the mailed series. Then the fan-out
+(fan_out_kernels()), what a CI matrix runs on machines of their own and
+`make test-all` runs after make test on one: the plain x86_64 kernel,
+the configs of kunit-configs/matrix/, arm64. Each of those is a whole
+cold kernel more; on one 2-core machine they would take make test past
+5x kunit.py's own default build, cold (docs/kernels.md). Names are ci/pipeline/variant.py's: ARCH, then
 -debug, then -CONFIG. make check asserts that make test and make
 test-all run these lists and that .github/workflows/nsfd.yml and
 .gitlab-ci.yml run the whole list (ci/tests/test_ci_matrix.py).
@@ -41,24 +43,27 @@ def matrix_configs():
 # (ci/pipeline/robot.py), results in out/robot-x86_64/.
 ROBOT = ('robot-x86_64', 'ci/nsfd robot x86_64')
 
-# The matrix configs make test builds itself: those whose build from a
-# copy of the x86_64 kernel's build directory recompiles a small part of
-# it (time_ns_off: 31 objects of 903, 63 s cold). NET_NS, NET and USER_NS
-# are read by most of kernel/, net/ and the headers everything includes:
-# their builds recompile 190 to 886 objects, each close to a whole kernel.
-MAKE_TEST_CONFIGS = ('time_ns_off',)
+# The matrix configs make test builds itself, each from a copy of the
+# plain x86_64 kernel's build directory. None since the debug kernel took
+# the plain one's place in make test: without that build to copy, even
+# time_ns_off (31 objects of 903 from a copy) is a whole cold kernel
+# more. A config named here brings the plain x86_64 kernel back into
+# make test (before it, as its copy's source).
+MAKE_TEST_CONFIGS = ()
 
 
 def kernel_variants():
     """(arch, debug, config) of make test's kernels, in its order."""
-    return ([('x86_64', False, ''), ('riscv64', False, '')] +
+    plain = [('x86_64', False, '')] if MAKE_TEST_CONFIGS else []
+    return ([('x86_64', True, '')] + plain + [('riscv64', False, '')] +
             [('x86_64', False, c) for c in matrix_configs() if c in MAKE_TEST_CONFIGS])
 
 
 def fan_out_kernels():
     """(arch, debug, config) of the kernels a CI matrix runs besides make
     test's, each on a machine of its own (make test-all: after them)."""
-    return ([('x86_64', True, '')] +
+    plain = [] if MAKE_TEST_CONFIGS else [('x86_64', False, '')]
+    return (plain +
             [('x86_64', False, c) for c in matrix_configs() if c not in MAKE_TEST_CONFIGS] +
             [('arm64', False, '')])
 
