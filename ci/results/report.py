@@ -22,10 +22,14 @@ usage:
 
 Exit: 1 a test failed, a kernel report in a console, a guest timed out,
 or no results where some were due - even when a later stage or another
-variant did not build; else 2 usage or environment error; else 125 a stage
+variant did not build; else 2 usage or environment error (a results.json
+that summary cannot read included: nothing was judged); else 125 a stage
 could not be built (the kernel, a patch, the tests); else 0. A stage that
-did not build is not counted as a failed test.
+did not build is not counted as a failed test. docs/exit-codes.md has
+each situation's code on every path.
 """
+
+import errno
 
 import argparse
 import glob
@@ -584,8 +588,10 @@ def cmd_summary(a):
             with open(path) as f:
                 doc = json.load(f)
         except (OSError, ValueError) as e:
-            print('nsfd: cannot read %s: %s' % (path, e))
-            codes.append(EXIT_FAIL)
+            # A variant without results judged nothing: 2, as ci/nsfd merge
+            # and make run say (1 would be a test that failed).
+            print('nsfd: cannot read %s: %s: nothing was judged there' % (path, e))
+            codes.append(EXIT_ENV)
             continue
         codes.append(doc['exit_code'])
         for k in total:
@@ -596,10 +602,32 @@ def cmd_summary(a):
     for line in unbuilt:
         print(line)
     print(summary_line(total))
+    return verdict(codes)
+
+
+def verdict(codes):
+    """One exit over several (variants, runs, a driver's children): 1 >
+    2 > 125 > 0; none at all judged nothing (2). Any other code (a child
+    killed by a signal, a crash's 1 that is no verdict is its own
+    business) is 2."""
     for code in (EXIT_FAIL, EXIT_ENV, EXIT_BUILD):
         if code in codes:
             return code
-    return EXIT_PASS if codes else EXIT_FAIL
+    if any(code != EXIT_PASS for code in codes):
+        return EXIT_ENV
+    return EXIT_PASS if codes else EXIT_ENV
+
+
+def machine_fault(exc):
+    """An exception as the machine's fault, for the line that says why a
+    run judged nothing: a full disk, a read-only or failing file system,
+    memory; None for anything else (a bug: its traceback says more)."""
+    if isinstance(exc, MemoryError):
+        return 'out of memory'
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO):
+        return '%s%s' % (os.strerror(exc.errno).lower(),
+                         ' (writing %s)' % exc.filename if exc.filename else '')
+    return None
 
 
 def cmd_bench(a):
@@ -653,12 +681,13 @@ def main(argv):
         return EXIT_ENV if e.code else EXIT_PASS
     try:
         return {'variant': cmd_variant, 'summary': cmd_summary, 'bench': cmd_bench}[a.cmd](a)
-    except Exception:       # noqa: BLE001 (any bug here decides nothing)
+    except Exception as e:  # noqa: BLE001 (any bug here decides nothing)
         # Python's own exit for an uncaught exception is 1, which reads as
         # a verdict ("a test failed", bad to git bisect). It is not one.
         traceback.print_exc()
-        print('nsfd: report.py %s failed (a bug in the reporting, not a verdict); '
-              'the traceback is above' % a.cmd)
+        fault = machine_fault(e)
+        print('nsfd: report.py %s failed (%s, not a verdict); the traceback is above'
+              % (a.cmd, 'the machine: ' + fault if fault else 'a bug in the reporting'))
         print('nsfd: 0 passed, 0 failed, 0 skipped')
         return EXIT_ENV
 

@@ -288,9 +288,10 @@ def main(argv):
         try:
             return judge(*argv[1:])
         except Exception as e:  # noqa: BLE001 - no verdict is exit 2, never 1 or 0
-            print('nsfd: robot: the verdict could not be written (%s: %s): a bug in '
-                  'ci/robot/verdict.py; the console is in %s/console.log' % (
-                      type(e).__name__, e, argv[1]))
+            fault = report.machine_fault(e)
+            print('nsfd: robot: the verdict could not be written (%s: %s): %s; the console '
+                  'is in %s/console.log' % (type(e).__name__, e, 'the machine: ' + fault if fault
+                                            else 'a bug in ci/robot/verdict.py', argv[1]))
             print(report.summary_line({'passed': 0, 'failed': 0, 'skipped': 0}))
             return report.EXIT_ENV
     print(__doc__.strip().splitlines()[2], file=sys.stderr)

@@ -71,12 +71,17 @@ class World:
         run.jobs = 2
         self.run = run
         self.variant = v = self.another(arch, config)
+        # The host kernel's log is a file of this world (machine.KernelLog):
+        # the fakes write the OOM killer's records there, and no real OOM
+        # kill of this machine reaches a case.
+        self.kmsg = os.path.join(tmp, 'kmsg')
+        open(self.kmsg, 'w').close()
         # The fakes' `#!/usr/bin/env python3` finds this interpreter, not a
         # wrapper in front of it (pyenv's shim costs 0.4 s a start).
         self.env = {'PATH': os.path.dirname(sys.executable) + os.pathsep + os.environ['PATH'],
                     'FAKE_CI': CI, 'FAKE_VMLINUX': fake_vmlinux(),
                     'FAKE_IMAGE': v.conf['KERNEL_IMAGE'], 'NSFD_GUESTS': '1',
-                    'NSFD_PROGRESS_SECS': '30'}
+                    'NSFD_PROGRESS_SECS': '30', 'NSFD_KMSG': self.kmsg}
 
     def another(self, arch='x86_64', config=''):
         """A variant of this world, its QEMU the fake one."""
@@ -408,3 +413,72 @@ class Decisions(unittest.TestCase):
         self.assertEqual(decide.guest_limit(2, 0, False), 2 * 17 + 120)
         self.assertEqual(decide.guest_limit(2, None, True), 2 * (45 + 17) + 600)
         self.assertEqual(decide.guest_limit(2, 240, False, '10m'), '10m')
+
+    def test_an_os_error_of_the_machine_is_named_and_a_bug_is_not(self):
+        sys.path.insert(0, os.path.join(CI, 'results'))
+        import errno
+        import report
+        self.assertEqual(report.machine_fault(OSError(errno.ENOSPC, 'x', 'out/x/results.json')),
+                         'no space left on device (writing out/x/results.json)')
+        self.assertEqual(report.machine_fault(OSError(errno.EDQUOT, 'x')), 'disk quota exceeded')
+        self.assertEqual(report.machine_fault(MemoryError()), 'out of memory')
+        self.assertIsNone(report.machine_fault(OSError(errno.EISDIR, 'x')))
+        self.assertIsNone(report.machine_fault(KeyError('exit_code')))
+
+    def test_a_merge_on_a_full_disk_is_2_and_says_so(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, 'merged'))
+            os.symlink('/dev/full', os.path.join(d, 'merged', 'kcidb.json'))
+            run = subprocess.run([sys.executable, os.path.join(CI, 'results', 'merge.py'), '--out',
+                                  os.path.join(d, 'merged'), os.path.join(d, 'none')],
+                                 capture_output=True, text=True)
+        self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
+        self.assertIn('merge: failed (the machine: no space left on device)', run.stdout)
+        self.assertEqual(run.stdout.splitlines()[-1], 'nsfd: 0 passed, 0 failed, 0 skipped')
+
+    # One code per situation.
+
+    def test_a_missing_results_json_is_2_in_make_tests_summary_as_in_merge(self):
+        with tempfile.TemporaryDirectory() as d:
+            summary = subprocess.run([sys.executable, os.path.join(CI, 'results', 'report.py'),
+                                      'summary', os.path.join(d, 'results.json')],
+                                     capture_output=True, text=True)
+            merge = subprocess.run([sys.executable, os.path.join(CI, 'results', 'merge.py'), '--out',
+                                    os.path.join(d, 'merged'), d], capture_output=True, text=True)
+        self.assertEqual((summary.returncode, merge.returncode), (2, 2), summary.stdout + merge.stdout)
+        self.assertIn('nothing was judged there', summary.stdout)
+
+    def test_make_test_honours_its_childrens_own_exits(self):
+        from pipeline import cli
+
+        def make_test(pipeline, robot, summary=0):
+            saved = (cli.Variant, cli.prepare_deps, cli.Run.prepare_tree, cli.procs.run, cli.summary)
+            exits = iter([pipeline, robot])
+            cli.Variant = lambda run, arch, debug=False, config='': mock_variant(run, arch)
+            cli.prepare_deps = lambda *a: None
+            cli.Run.prepare_tree = lambda self: None
+            cli.procs.run = lambda cmd, **kw: next(exits)
+            cli.summary = lambda *results: summary
+            try:
+                return cli.cmd_test(lambda msg: None, cli.parse(['test'])[1])
+            finally:
+                cli.Variant, cli.prepare_deps, cli.Run.prepare_tree, cli.procs.run, cli.summary = saved
+
+        class mock_variant:
+            def __init__(self, run, arch):
+                self.out = os.path.join(run.out_root, arch)
+
+            def run_all(self):
+                return 0
+        self.assertEqual(make_test(0, 0), 0)
+        self.assertEqual(make_test(0, 2), 2, 'a robot environment error is 2, not 1')
+        self.assertEqual(make_test(0, 137), 2, 'a robot killed by SIGKILL is 2')
+        self.assertEqual(make_test(2, 0), 2, 'pipeline tests that could not run')
+        self.assertEqual(make_test(0, 125), 125)
+        self.assertEqual(make_test(0, 2, summary=1), 1, '1 wins')
+
+    def test_ci_run_keeps_ci_nsfds_exit_codes(self):
+        with open(os.path.join(TOP, '.ci', 'run')) as f:
+            lines = [l for l in f.read().splitlines() if l.strip() and not l.startswith('#')]
+        self.assertEqual(lines[-1], 'exec ci/nsfd test', 'not make test: make turns 1/125 into 2')
+        self.assertFalse([l for l in lines if 'make' in l.split()], lines)
