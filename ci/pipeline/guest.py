@@ -12,8 +12,9 @@ import glob
 import os
 import re
 import shutil
+import time
 
-from . import decide, kernel, procs, qemu
+from . import decide, kernel, machine, procs, qemu
 from .runlog import Stage, now, show_tail
 
 
@@ -123,9 +124,15 @@ def selftests(v):
     except OSError:
         pass
     open(log, 'w').close()
+    klog = machine.KernelLog()
     if not build(v, log):
         show_tail(log, v.say.stream)
-        return v.stage('selftests', Stage('build-failed', 'see %s' % v.rel(log), [log]), t)
+        # The machine's fault (a killed compiler, a full disk, a missing
+        # tool) is not tests that do not build.
+        fault = decide.build_fault(None, kernel.read_log(log), decide.oom_kills(klog.read()))
+        return v.stage('selftests', decide.not_built(fault, 'the kselftests did not build',
+                                                     v.rel(log)), t)
+    klog.close()
     if inputs:
         kernel.write_stamp(stamp, inputs, initramfs_files(v))
     return v.stage('selftests', Stage('ok'), t)
@@ -157,6 +164,7 @@ def boot(v):
     t = now()
     boots, total, per = [], 0, None
     fail_fast = os.environ.get('NSFD_FAIL_FAST', '0') == '1'
+    klog = machine.KernelLog()
     for d in guest_dirs(v):
         g = int(os.path.basename(d))
         with open(os.path.join(d, 'initramfs.list')) as f:
@@ -165,18 +173,22 @@ def boot(v):
         per = settings_timeout(os.path.join(d, 'initramfs.list'))
         limit = decide.guest_limit(nbin, per, v.debug, os.environ.get('NSFD_BOOT_TIMEOUT'))
         console = os.path.join(v.out, 'console-kselftest%s.log' % suffix(g))
+        started = time.monotonic()
         p = qemu.start(v.conf, os.path.join(v.kdir, v.conf['KERNEL_IMAGE']),
                        os.path.join(d, 'initramfs.cpio'), console, limit,
                        os.path.join(v.out, 'kselftest-channel%s.log' % suffix(g)),
                        uid=v.run.guest_uid, fail_fast=fail_fast)
-        boots.append((g, p, limit, console))
+        boots.append((g, p, limit, console, started))
     v.say('%s: guest: booting %d guest(s) with %d kselftests (timeout %s s: %d s a binary + %d s)'
           % (v.name, len(boots), total, ' '.join(str(b[2]) for b in boots),
              decide.KSELFTEST_TIMEOUT if per is None else per, decide.boot_allowance(v.debug)))
+    # Each guest's time is taken when it ends: 137 before its limit is
+    # the machine's kill, after it timeout's (decide.sigkill_before_limit).
+    waited = machine.wait_all([(p, started) for _, p, _, _, started in boots])
+    kills = decide.oom_kills(klog.read(), os.getuid())
     ends = []
-    for g, p, limit, console in boots:
-        rc = procs.status(p.wait())
+    for (g, _, limit, console, _), (rc, elapsed) in zip(boots, waited):
         with open(console, errors='replace') as f:
             text = f.read()
-        ends.append(decide.guest_boot(g, rc, limit, v.conf['QEMU'], text))
+        ends.append(decide.guest_boot(g, rc, limit, v.conf['QEMU'], text, elapsed, kills))
     return v.stage('guest', decide.guests(ends), t)

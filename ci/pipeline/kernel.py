@@ -16,13 +16,14 @@ import shutil
 import subprocess
 import sys
 
-from . import decide, procs
+from . import decide, machine, procs
 from .runlog import EnvError, Stage, now, since, show_tail
 
 PIPELINE = os.path.dirname(os.path.abspath(__file__))
 CI = os.path.dirname(PIPELINE)
 sys.path.insert(0, os.path.join(CI, 'results'))
 import identity  # noqa: E402  ci/results/identity.py
+import report  # noqa: E402  ci/results/report.py
 
 
 def fragments(v):
@@ -109,7 +110,14 @@ def inputs_digest(v, words, data):
 
 
 def gcc_version(conf):
-    return procs.output([conf['CROSS_COMPILE'] + 'gcc', '--version']).split('\n')[0]
+    """The compiler's first --version line; EnvError, naming its package,
+    when it is not installed (a build with it would read as 125)."""
+    cc = conf['CROSS_COMPILE'] + 'gcc'
+    version = procs.output([cc, '--version'], default=None)
+    if version is None:
+        raise EnvError(decide.missing_tool(cc) if shutil.which(cc) is None else
+                       '%s --version failed: a broken compiler' % cc)
+    return version.split('\n')[0]
 
 
 def kernel_inputs(v):
@@ -321,19 +329,27 @@ def skip_uncompilable_suites(v):
     t = now()
     log = os.path.join(v.out, 'kunit-suites.log')
     v.say('%s: kunit-suites: compiling each KUnit test object alone' % v.name)
-    if procs.run(v.kunit + ['config'] + v.common, out=log, env=v.env()):
+    klog = machine.KernelLog()
+    rc = procs.run(v.kunit + ['config'] + v.common, out=log, env=v.env())
+    if rc:
         show_tail(log, v.say.stream)
-        return v.stage('kernel', Stage('build-failed', 'kunit.py config failed: %s' % v.rel(log)), t)
+        fault = decide.build_fault(rc, read_log(log), decide.oom_kills(klog.read()))
+        return v.stage('kernel', decide.not_built(fault, 'kunit.py config failed', v.rel(log)), t)
     rows = kunit_objects(v)
     for _, obj, _, _ in rows:
         try:
             os.unlink(os.path.join(v.kdir, obj))
         except OSError:
             pass
-    procs.run(make_args(v) + [v.make_cc, '-k', '-j%d' % v.run.jobs] + [r[1] for r in rows],
-              out=log, append=True, env=v.env())
-    with open(log, errors='replace') as f:
-        text = f.read()
+    rc = procs.run(make_args(v) + [v.make_cc, '-k', '-j%d' % v.run.jobs] + [r[1] for r in rows],
+                   out=log, append=True, env=v.env())
+    text = read_log(log)
+    # A suite whose object the machine kept from compiling (a killed
+    # compiler, a full disk) is not a suite the tree cannot build.
+    fault = decide.build_fault(rc, text, decide.oom_kills(klog.read())) if rc else None
+    if fault:
+        show_tail(log, v.say.stream)
+        return v.stage('kernel', decide.not_built(fault, '', v.rel(log)), t)
     off, skipped = [], []
     for sym, obj, srcf, suites in rows:
         if os.path.isfile(os.path.join(v.kdir, obj)):
@@ -356,9 +372,19 @@ def skip_uncompilable_suites(v):
     return None
 
 
+def read_log(path):
+    """A build log's text ('' when there is none)."""
+    try:
+        with open(path, errors='replace') as f:
+            return f.read()
+    except OSError:
+        return ''
+
+
 def build(v):
     """The kernel stage: a Stage (ok with its ccache line, build-failed,
-    env-error when vmlinux cannot be read)."""
+    env-error when the machine failed the build or vmlinux cannot be
+    read)."""
     t = now()
     if v.matrix:
         seed_from_base_kernel(v, os.path.join(v.run.bld, v.arch, 'kernel'))
@@ -374,7 +400,7 @@ def build(v):
         v.say('%s: kernel: up to date (the tree, its config and the compiler are those of the last build)'
               % v.name)
         open(log, 'w').close()
-        rc, line = 0, 'up to date, not rebuilt'
+        rc, line, kills = 0, 'up to date, not rebuilt', []
     else:
         v.say('%s: kernel: building in %s (log: %s)' % (v.name, v.kdir, v.rel(log)))
         try:
@@ -382,11 +408,13 @@ def build(v):
         except OSError:
             pass
         before = ccache_counts()
+        klog = machine.KernelLog()
         # make test: the last variant's guests may be running beside this
         # build, each on a core of its own, their binaries under their
         # settings timeout; the build takes the cores they leave idle.
         rc = build_with_progress(v, v.kunit + ['build'] + v.common + ['--jobs=%d' % v.run.jobs],
                                  log, nice=v.run.tests_pending())
+        kills = decide.oom_kills(klog.read())
         line = decide.ccache_line(before, ccache_counts())
         # Only a build from a clean tree is recorded (inputs is None for a
         # mutant's): a mutant's kernel is never taken for the tree's.
@@ -399,11 +427,16 @@ def build(v):
         shutil.copy(os.path.join(v.kdir, '.config'), os.path.join(v.out, 'config'))
     except OSError:
         pass
-    write_expected_suites(v)
-    result = decide.kernel_build(rc, os.path.isfile(image), v.rel(log))
+    expected = write_expected_suites(v)
+    image_there = os.path.isfile(image)
+    fault = None if rc == 0 and image_there else decide.build_fault(rc, read_log(log), kills)
+    result = decide.kernel_build(rc, image_there, v.rel(log), fault)
     if result.status != 'ok':
         show_tail(log, v.say.stream)
         return v.stage('kernel', result, t)
+    if expected is None:
+        return v.stage('kernel', Stage('env-error', 'no %s/.config after the build: cannot say '
+                                       'which KUnit suites must run' % v.kdir), t)
     # What every boot of this kernel must print: a boot that shows another
     # judged nothing.
     if not record_identity(v):
@@ -426,12 +459,12 @@ def kunit_exec(v):
     except OSError:
         pass
     qargs = ['--qemu_args', os.environ['NSFD_QEMU_ARGS']] if os.environ.get('NSFD_QEMU_ARGS') else []
+    klog = machine.KernelLog()
     rc = procs.run(v.kunit + ['exec'] + v.common + qargs + ['--timeout=%d' % timeout], out=log,
                    env=v.env())
+    kills = decide.oom_kills(klog.read(), os.getuid())
     try:
         shutil.copy(test_log, os.path.join(v.out, 'console-kunit.log'))
     except OSError:
         pass
-    with open(log, errors='replace') as f:
-        text = f.read()
-    return v.stage('kunit', decide.kunit_exec(rc, text, v.rel(log)), t)
+    return v.stage('kunit', decide.kunit_exec(rc, read_log(log), v.rel(log), kills), t)

@@ -25,8 +25,12 @@
 
 Results in out/robot-ARCH/ (results.json, kselftest.ktap, kunit.ktap,
 junit.xml, kcidb.json, console.log and each stage's log); the last line
-is the summary. Exit: 0 passed, 1 a test failed or the mail does not apply
-or build, 2 an environment error (README, "Exit codes").
+is the summary. Exit: 0 passed; 1 a test failed (the nsfd config asks for
+what the kernel cannot give, nsfd not in kselftest's TARGETS included);
+125 the mail does not apply, configure or build (its kernel or its
+kselftests), as a commit of make run that does not build; 2 an
+environment error, the machine's faults included (a killed compiler, a
+full disk, a missing tool: decide.build_fault) (docs/exit-codes.md).
 """
 
 import glob
@@ -35,8 +39,9 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
-from . import arches, decide, kernel, procs, qemu, runlog
+from . import arches, decide, kernel, machine, procs, qemu, runlog
 from .runlog import EnvError, Stage, now, since
 
 import report  # noqa: E402  ci/results/report.py (kernel.py puts ci/results on sys.path)
@@ -70,6 +75,7 @@ class Robot:
         self.jobs = str(procs.make_jobs())
         # KernelCI's kselftest job budget: the whole boot, every test included.
         self.budget = os.environ.get('NSFD_ROBOT_TIMEOUT') or '600'
+        self.klog = None
 
     def log(self, name):
         return os.path.join(self.out, name)
@@ -175,7 +181,7 @@ class Robot:
                             env=self.env()) == 0 and
                   self.make('olddefconfig', out=log, o=self.cfgdir, cc=False) == 0)
             if not ok:
-                return Stage('env-error', 'see out/%s/config.log' % self.name)
+                return self.not_built('config.log', "the mailed tree's config cannot be made")
             kernel.write_stamp(stamp, inputs, [dot])
             made = 'tinyconfig + ci/robot/%s.config + selftests/nsfd/config' % self.arch
         kdot = os.path.join(self.kdir, '.config')
@@ -213,6 +219,9 @@ class Robot:
                                  capture_output=True, text=True)
         with open(log, 'w') as f:
             f.write(targets.stderr)
+        if targets.returncode:
+            return self.not_built('selftests.log', "tools/testing/selftests/Makefile's TARGETS "
+                                  'cannot be read')
         if 'nsfd' not in targets.stdout.split():
             return Stage('fail', "nsfd is not in tools/testing/selftests/Makefile's default TARGETS: "
                          'a robot would never build it')
@@ -222,8 +231,7 @@ class Robot:
                           'kselftest-install', out=log) or
                 not os.access(os.path.join(self.ksft, 'run_kselftest.sh'), os.X_OK)):
             runlog.show_tail(log)
-            return Stage('fail', 'the kselftests do not build or install: see out/%s/selftests.log'
-                         % self.name)
+            return self.not_built('selftests.log', 'the kselftests do not build or install')
         programs = [l for l in read(os.path.join(self.ksft, 'kselftest-list.txt')).splitlines()
                     if l.startswith('nsfd:')]
         return Stage('ok', '%d programs in kselftest-list.txt' % len(programs))
@@ -242,9 +250,22 @@ class Robot:
         self.say('%s: boot: run_kselftest.sh -c nsfd, then the KUnit modules (%s s budget; '
                  'console: out/%s/console.log)' % (self.name, self.budget, self.name))
         console = self.log('console.log')
+        klog, started = machine.KernelLog(), time.monotonic()
         rc = qemu.boot(self.conf, os.path.join(self.kdir, self.conf['KERNEL_IMAGE']), self.cpio,
                        console, self.budget, kunit=True)
-        return decide.robot_boot(rc, self.budget, self.conf['QEMU'], read(console))
+        elapsed = time.monotonic() - started
+        return decide.robot_boot(rc, self.budget, self.conf['QEMU'], read(console), elapsed,
+                                 decide.oom_kills(klog.read(), os.getuid()))
+
+    def not_built(self, log_name, what):
+        """A step of the mail's that failed: build-failed (125: the mail
+        does not apply or build, as a commit that does not build under
+        make run), or env-error when its log shows the machine's fault
+        (decide.build_fault: a killed compiler, a full disk, a missing
+        tool; the kernel log of the robot's run names the OOM kill)."""
+        fault = decide.build_fault(None, read(self.log(log_name)),
+                                   decide.oom_kills(self.klog.read()) if self.klog else ())
+        return decide.not_built(fault, what, 'out/%s/%s' % (self.name, log_name))
 
     def verdict(self):
         return procs.run([sys.executable, os.path.join(ROBOT, 'verdict.py'), self.out, TOP, self.arch])
@@ -261,14 +282,22 @@ class Robot:
             raise EnvError('deps: failed; see the apt-get output above')
         # make test, which runs this as its last stage, passes its lock down.
         procs.hold_build_lock(TOP, self.say)
+        # The host kernel's log of the whole run: an OOM kill in a build it names.
+        self.klog = machine.KernelLog()
         for name, step in (('series', self.series), ('apply', self.apply), ('config', self.config),
                            ('kernel', self.kernel), ('selftests', self.selftests),
                            ('rootfs', self.make_rootfs), ('boot', self.boot)):
             t = now()
-            result = self.stage(name, step(), t)
+            try:
+                result = step()
+            except EnvError as e:       # the step's own record, and results.json, say why
+                result = Stage('env-error', str(e))
+            result = self.stage(name, result, t)
             if result.status != 'ok' and name != 'boot':
-                return self.verdict()
-        self.say('robot: done in %s s; results in out/%s/' % (since(start), self.name))
+                break
+        else:
+            self.say('robot: done in %s s; results in out/%s/' % (since(start), self.name))
+        self.klog.close()
         return self.verdict()
 
 

@@ -6,7 +6,8 @@ usage:
       OUTDIR/results.json, kselftest.ktap, kunit.ktap, junit.xml and
       kcidb.json from OUTDIR/stages.tsv, config-misses.tsv, console.log and
       identity-kernel.json; prints each failure, then the summary line;
-      exits 0 passed, 1 failed, 2 environment (README, "Exit codes").
+      exits 0 passed, 1 failed, 125 the mail did not apply or build, 2
+      environment (docs/exit-codes.md).
   ci/robot/verdict.py --config-misses NSFD_CONFIG DOT_CONFIG
       each symbol NSFD_CONFIG sets that DOT_CONFIG does not have as asked,
       "SYMBOL<TAB>asked<TAB>got" a line.
