@@ -78,13 +78,20 @@ def asm_include_hazard(v):
     C objects ci/cc-ccache cannot see from the source: ccache is off for
     that build (NSFD_CC_NOCACHE=1, read by ci/cc-ccache)."""
     srcarch = {'x86_64': 'x86', 'i386': 'x86'}.get(v.conf['LINUX_ARCH'], v.conf['LINUX_ARCH'])
-    hit = procs.output(['git', '-C', v.src, 'grep', '-lE', ASM_INCLUDE, '--',
-                        'arch/%s/include' % srcarch, 'include'])
-    hit = hit.split('\n')[0]
+    # git grep: 0 found, 1 none; anything else could not look (a tree
+    # that is not a git repository, the fault suite's): ccache off, the
+    # safe side, not on.
+    p = subprocess.run(['git', '-C', v.src, 'grep', '-lE', ASM_INCLUDE, '--',
+                        'arch/%s/include' % srcarch, 'include'], stdin=subprocess.DEVNULL,
+                       capture_output=True, text=True)
+    hit = p.stdout.split('\n')[0] if p.returncode == 0 else ''
     if hit:
         v.say('%s: kernel: %s pulls a file in through the assembler: ccache off for this build'
               % (v.name, hit))
-    v.cc_nocache = '1' if hit else '0'
+    elif p.returncode != 1:
+        v.say('%s: kernel: cannot search %s for assembler includes (git grep exit %d): '
+              'ccache off for this build' % (v.name, v.src, p.returncode))
+    v.cc_nocache = '0' if p.returncode == 1 else '1'
 
 
 def pipeline_digest():
@@ -290,23 +297,45 @@ def kunit_objects(v):
 
 @functools.lru_cache(maxsize=None)
 def _kunit_objects(ci, kunit_dir):
-    text = procs.output([sys.executable, os.path.join(ci, 'kunit-objects.py'), kunit_dir])
+    # Fails closed: these rows are what the KUnit stage must run (an empty
+    # list skips it and turns the patched-mode checks off), so a helper
+    # that fails, or lists fewer suites than kunit/ declares, is exit 2.
+    script = os.path.join(ci, 'kunit-objects.py')
+    try:
+        p = subprocess.run([sys.executable, script, kunit_dir], stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True)
+    except OSError as e:
+        raise EnvError('%s: %s' % (script, e))
+    if p.returncode:
+        raise EnvError('%s failed (exit %d): %s' % (script, p.returncode,
+                                                    (p.stderr.strip().splitlines() or ['?'])[-1]))
     rows = []
-    for line in text.split('\n'):
+    for line in p.stdout.split('\n'):
         if line:
             sym, obj, srcf, suites = line.split('\t')
             rows.append((sym, obj, srcf, tuple(suites.split(','))))
+    try:
+        declared = report.expected_kunit_suites(os.path.dirname(kunit_dir))
+    except ValueError as e:
+        raise EnvError(str(e))
+    listed = {s for row in rows for s in row[3]}
+    unlisted = [s for s in declared if s not in listed]
+    if unlisted or not rows:
+        raise EnvError('%s lists no object for the KUnit suite(s) %s of %s: cannot say what '
+                       'KUnit must run' % (script, ', '.join(unlisted) or '(none listed)', kunit_dir))
     return tuple(rows)
 
 
 def write_expected_suites(v):
     """out/expected-kunit-suites.txt: the suites whose symbol is on in the
-    kernel's .config (ci/results/report.py fails a missing one)."""
+    kernel's .config (ci/results/report.py fails a missing one). None,
+    and no file, when there is no .config to read (a build that did not
+    get that far): no list is never an empty one."""
     try:
         with open(os.path.join(v.kdir, '.config')) as f:
             config = set(f.read().split('\n'))
     except OSError:
-        config = set()
+        return None
     suites = sorted({s for sym, _, _, ss in kunit_objects(v) if 'CONFIG_%s=y' % sym in config
                      for s in ss})
     with open(os.path.join(v.out, 'expected-kunit-suites.txt'), 'w') as f:

@@ -91,12 +91,19 @@ class Robot:
         env['NSFD_CC_NOCACHE'] = '0'
         return env
 
-    def git(self, *args, out=None):
+    def git(self, *args, out=None, may_fail=False):
+        """git in the robot's tree: its exit with OUT (its output to that
+        file), else its output. A git that fails (unless MAY_FAIL) raises
+        EnvError: the stages read what they apply, configure and judge
+        from it, and never from a git that said nothing."""
         cmd = ['git', '-C', self.src, '-c', 'user.name=robot', '-c', 'user.email=robot@localhost',
                '-c', 'advice.detachedHead=false', '-c', 'gc.auto=0'] + list(args)
-        if out is None:
-            return procs.output(cmd)
-        return procs.run(cmd, out=out)
+        if out is not None:
+            return procs.run(cmd, out=out)
+        text = procs.output(cmd, default=None)
+        if text is None and not may_fail:
+            raise EnvError('robot: git %s failed in %s' % (' '.join(args), self.src))
+        return text or ''
 
     def make(self, *args, out, o=None, append=True, cc=True):
         """make in the tree, into O (the kernel's build directory), with
@@ -142,14 +149,13 @@ class Robot:
         except OSError:
             last = ''
         if last != '%s %s' % (mail_id, base) or self.git('status', '--porcelain', '--untracked-files=no'):
-            self.git('am', '--abort')
+            self.git('am', '--abort', may_fail=True)     # none may be in progress
             self.git('checkout', '-q', '-f', '-B', 'robot', 'nsfd-base')
             if self.git('am', '-q', *mails, out=self.log('apply.log')):
-                self.git('am', '--abort')
+                self.git('am', '--abort', may_fail=True)
                 if os.path.exists(stamp):
                     os.unlink(stamp)
-                return Stage('fail', 'git am of the mail on pristine 6.12 failed: see out/%s/apply.log'
-                             % self.name)
+                return self.not_built('apply.log', 'git am of the mail on pristine 6.12 failed')
             with open(stamp, 'w') as f:
                 f.write('%s %s\n' % (mail_id, base))
         return Stage('ok', '%d patches on %s' % (len(mails), self.git('log', '-1', '--format=%h %s',
@@ -189,11 +195,20 @@ class Robot:
             shutil.copyfile(dot, kdot)
         # What the nsfd config asks for and did not get, one "SYMBOL asked
         # got" a line: the verdict fails each (config.SYMBOL).
-        misses = procs.output([sys.executable, os.path.join(ROBOT, 'verdict.py'), '--config-misses',
-                               nsfd_config, kdot])
+        misses = self.config_misses(nsfd_config, kdot)
+        if misses is None:
+            # No list is not an empty list: every symbol would pass unread.
+            return Stage('env-error', 'ci/robot/verdict.py --config-misses failed on %s' % kdot)
         with open(self.log('config-misses.tsv'), 'w') as f:
             f.write(misses + '\n' if misses else '')
         return Stage('ok', '%s; %d symbols not as asked' % (made, len(misses.splitlines())))
+
+    @staticmethod
+    def config_misses(nsfd_config, dot_config):
+        """What NSFD_CONFIG asks for and DOT_CONFIG lacks ("SYMBOL asked
+        got" lines), or None when it cannot be said."""
+        return procs.output([sys.executable, os.path.join(ROBOT, 'verdict.py'), '--config-misses',
+                             nsfd_config, dot_config], default=None)
 
     # 4. The kernel and its modules.
     def kernel(self):
@@ -201,7 +216,7 @@ class Robot:
         self.say('%s: kernel: building in %s (log: out/%s/kernel.log)' % (self.name, self.kdir, self.name))
         if self.make('-j' + self.jobs, 'olddefconfig', 'all', out=log, append=False):
             runlog.show_tail(log)
-            return Stage('fail', 'the mailed tree does not build: see out/%s/kernel.log' % self.name)
+            return self.not_built('kernel.log', 'the mailed tree does not build')
         if not kernel.record_identity(self):
             return Stage('env-error', 'cannot read the banner of %s/vmlinux' % self.kdir)
         order = read(os.path.join(self.kdir, 'modules.order'))

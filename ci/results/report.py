@@ -261,7 +261,8 @@ def kunit_skipped(outdir, patched):
 
 
 def expected_kunit_suites(top):
-    """The .name of every struct kunit_suite in top/kunit/**.c."""
+    """The .name of every struct kunit_suite in top/kunit/**.c. Fails
+    closed, as expected_kselftests."""
     names = []
     for path in sorted(glob.glob(os.path.join(top, 'kunit', '**', '*.c'), recursive=True)):
         text = read(path) or ''
@@ -269,15 +270,22 @@ def expected_kunit_suites(top):
             m = re.search(r'\.name\s*=\s*"([^"]+)"', body)
             if m and m.group(1) not in names:
                 names.append(m.group(1))
+    if not names:
+        raise ValueError('%s/kunit declares no KUnit suite: cannot say which must run' % top)
     return names
 
 
 def expected_kselftests(top):
-    """TEST_GEN_PROGS of top/selftests/nsfd/Makefile."""
-    text = (read(os.path.join(top, 'selftests', 'nsfd', 'Makefile')) or '').replace('\\\n', ' ')
+    """TEST_GEN_PROGS of top/selftests/nsfd/Makefile. Fails closed: no
+    Makefile, or none listed, raises (exit 2): an empty list would
+    expect nothing."""
+    path = os.path.join(top, 'selftests', 'nsfd', 'Makefile')
+    text = (read(path) or '').replace('\\\n', ' ')
     progs = []
     for m in re.finditer(r'^\s*TEST_GEN_PROGS\s*[:+]?=(.*)$', text, re.M):
         progs += [w for w in m.group(1).split() if not w.startswith('$') and w not in progs]
+    if not progs:
+        raise ValueError('%s lists no TEST_GEN_PROGS: cannot say which kselftests must run' % path)
     return progs
 
 

@@ -328,6 +328,37 @@ class Faults(unittest.TestCase):
         self.assertIn('report.py variant failed (the machine: no space left on device, not a verdict)',
                       self.world.progress())
 
+    # Fail closed: a helper that computes an expectation succeeds or the run is 2.
+
+    def test_kunit_objects_that_fail_are_2_never_a_skipped_kunit_stage(self):
+        # A ci/ whose kunit-objects.py fails, everything else the real one.
+        ci = os.path.join(self.world.tmp, 'ci')
+        os.mkdir(ci)
+        for name in os.listdir(CI):
+            if name != 'kunit-objects.py':
+                os.symlink(os.path.join(CI, name), os.path.join(ci, name))
+        with open(os.path.join(ci, 'kunit-objects.py'), 'w') as f:
+            f.write('import sys\nsys.exit("kunit-objects.py: cannot read kunit/append")\n')
+        self.world.run.ci = ci
+        self.world.variant = self.world.another()
+        with self.assertRaises(runlog.EnvError) as raised:     # cli.main: exit 2
+            self.go()
+        self.assertIn('kunit-objects.py failed (exit 1): kunit-objects.py: cannot read kunit/append',
+                      str(raised.exception))
+        self.assertNotIn('kunit', self.world.stages(), 'no KUnit stage, skipped or other')
+        self.assertFalse(os.path.exists(os.path.join(self.world.variant.out, 'results.json')))
+
+    def test_a_kernel_without_its_config_after_the_build_is_2_not_a_skipped_kunit_stage(self):
+        stages = self.machine_fault('kernel', {'FAKE_KUNIT_BUILD': 'noconfig'},
+                                    'cannot say which KUnit suites must run')
+        self.assertNotIn('kunit', stages)
+
+    def test_a_tree_that_cannot_be_searched_for_assembler_includes_builds_without_ccache(self):
+        # The fake tree is no git repository: git grep cannot look.
+        self.assertEqual(self.base.variant.cc_nocache, '1', 'ccache off: the safe side')
+        self.assertIn('cannot search %s for assembler includes' % self.base.variant.src,
+                      self.base.progress())
+
     def judge(self, rc, deciding, world=None):
         """ci/bisect/verdict.py judge on WORLD's results (this case's), as a
         step of ci/bisect/bisect.py does with verdict.judge(): its verdict line (skip is exit
@@ -641,6 +672,47 @@ class Decisions(unittest.TestCase):
         self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
         self.assertIn('merge: failed (the machine: no space left on device)', run.stdout)
         self.assertEqual(run.stdout.splitlines()[-1], 'nsfd: 0 passed, 0 failed, 0 skipped')
+
+    # Fail closed, decided.
+
+    def test_kunit_objects_that_list_fewer_suites_than_kunit_declares_are_2(self):
+        from pipeline import kernel
+        with tempfile.TemporaryDirectory() as ci:
+            script = os.path.join(ci, 'kunit-objects.py')
+            with open(script, 'w') as f:        # one suite of kunit/ only
+                f.write('print("NSFS_KUNIT_TEST\\tfs/nsfs.o\\tnsfs.c\\tnsfs")\n')
+            with self.assertRaises(runlog.EnvError) as raised:
+                kernel._kunit_objects(ci, os.path.join(TOP, 'kunit'))
+            self.assertIn('lists no object for the KUnit suite(s) ns_ops', str(raised.exception))
+            with open(script, 'w') as f:
+                f.write('')
+            with self.assertRaises(runlog.EnvError):
+                kernel._kunit_objects(ci, os.path.join(TOP, 'kunit'))
+        self.assertTrue(kernel._kunit_objects(CI, os.path.join(TOP, 'kunit')), 'the real one')
+
+    def test_an_expected_list_that_cannot_be_read_is_2_not_empty(self):
+        sys.path.insert(0, os.path.join(CI, 'results'))
+        import report
+        with tempfile.TemporaryDirectory() as top:
+            self.assertRaises(ValueError, report.expected_kselftests, top)
+            self.assertRaises(ValueError, report.expected_kunit_suites, top)
+            with open(os.path.join(top, 'stages.tsv'), 'w') as f:
+                f.write('kernel\tok\t1.0\t\nguest\tok\t1.0\t\n')
+            out = subprocess.run([sys.executable, os.path.join(CI, 'results', 'report.py'),
+                                  'variant', top, '--arch', 'x86_64', '--variant', 'x86_64',
+                                  '--patched', '--sources', top], capture_output=True, text=True)
+        self.assertEqual(out.returncode, 2, out.stdout)
+        self.assertIn('lists no TEST_GEN_PROGS', out.stderr)
+
+    def test_the_robots_git_and_config_misses_fail_closed(self):
+        from pipeline import robot
+        r = robot.Robot(runlog.Say(io.StringIO()), 'x86_64')
+        r.src = os.path.join(tempfile.gettempdir(), 'nsfd-no-such-tree')
+        with self.assertRaises(runlog.EnvError):
+            r.git('rev-parse', 'nsfd-base')
+        self.assertEqual(r.git('am', '--abort', may_fail=True), '')
+        self.assertIsNone(r.config_misses('/nonexistent/config', '/nonexistent/.config'),
+                          'no list, not an empty one')
 
     # One code per situation.
 
