@@ -5,10 +5,13 @@ at a time. Each case is an exit path of the contract: 0 all passed, 1 a
 test failed, 125 nothing could be built (git bisect skips), 2 nothing was
 judged."""
 
+import ast
 import contextlib
+import functools
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -820,3 +823,72 @@ class Tree(unittest.TestCase):
         run = self.prepare(git_am_disk_full=True)
         self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
         self.assertIn('no space left on device (git am)', run.stderr)
+
+
+class ExitTable(unittest.TestCase):
+    """docs/exit-codes.md: each situation's code on every path, each row
+    naming the make check cases that cover it."""
+    COLUMNS = ['situation', 'run', 'test', 'merge', 'robot', 'bisect step', 'covered by']
+    CODE = re.compile(r'^(?:0|1|2|125|good|bad|skip|abort|—)(?:; (?:0|1|2|125))?(?: \(.*\))?$')
+    CASE = re.compile(r'`(test_\w+)\.(\w+)\.(test_\w+)`')
+
+    def rows(self):
+        with open(os.path.join(TOP, 'docs', 'exit-codes.md')) as f:
+            lines = [l for l in f.read().splitlines() if l.startswith('|')]
+        head = [c.strip() for c in lines[0].strip('|').split('|')]
+        self.assertEqual(head, self.COLUMNS)
+        return [[c.strip() for c in l.strip('|').split('|')] for l in lines[2:]]
+
+    @staticmethod
+    @functools.lru_cache(maxsize=None)
+    def cases(module):
+        """{class: {test methods}} of ci/tests/MODULE.py, inherited ones too."""
+        with open(os.path.join(HERE, module + '.py')) as f:
+            tree = ast.parse(f.read())
+        classes = {c.name: c for c in tree.body if isinstance(c, ast.ClassDef)}
+
+        def methods(name):
+            c = classes.get(name)
+            if c is None:
+                return set()
+            own = {f.name for f in c.body if isinstance(f, ast.FunctionDef)}
+            for base in c.bases:
+                if isinstance(base, ast.Name):
+                    own |= methods(base.id)
+            return own
+        return {name: methods(name) for name in classes}
+
+    def problems(self, row):
+        """What is wrong with one row of the table: a code that is none,
+        a case that does not exist, no case and no 'pending: ' why."""
+        if len(row) != len(self.COLUMNS):
+            return ['%d columns, not %d' % (len(row), len(self.COLUMNS))]
+        out = ['%r is no code' % cell for cell in row[1:-1] if not self.CODE.match(cell)]
+        named = self.CASE.findall(row[-1])
+        if not named and not row[-1].startswith('pending: '):
+            out.append('names no case that covers it, and no "pending: " why')
+        for module, cls, test in named:
+            if not os.path.exists(os.path.join(HERE, module + '.py')):
+                out.append('no ci/tests/%s.py' % module)
+            elif test not in self.cases(module).get(cls, set()):
+                out.append('%s.%s.%s is no make check case' % (module, cls, test))
+        return out
+
+    def test_every_case_the_exit_table_names_exists(self):
+        rows = self.rows()
+        self.assertGreater(len(rows), 20)
+        for row in rows:
+            self.assertEqual(self.problems(row), [], row[0])
+        self.assertEqual(sum(row[-1].startswith('pending') for row in rows), 1,
+                         'only the boot-failure row waits for its case')
+
+    def test_a_row_naming_a_case_that_does_not_exist_is_caught(self):
+        row = ['x', '2', '2', '2', '—', 'abort']
+        self.assertEqual(self.problems(row + ['`test_faults.Faults.test_nothing`']),
+                         ['test_faults.Faults.test_nothing is no make check case'])
+        self.assertEqual(self.problems(row + ['`test_nowhere.Faults.test_x`']),
+                         ['no ci/tests/test_nowhere.py'])
+        self.assertEqual(len(self.problems(row + ['the fault suite'])), 1)
+        self.assertEqual(self.problems(['x', '3', '2', '2', '—', 'abort',
+                                        '`test_bisect.Judge.test_deciding_test_failing_is_bad`']),
+                         ["'3' is no code"])
