@@ -172,18 +172,24 @@ BUILD_KILLED = re.compile(
     r'|^make(?:\[\d+\])?: \*\*\* \[.*\] (?:Killed|Error 137)\s*$', re.M)
 
 
+SOURCE_EXCERPT = re.compile(r'^\s*[0-9]*\s*\|')
+
+
 def build_fault(rc, log_text, kills=()):
     """Why a build that failed (its exit RC, None if unknown, and its log)
     judged nothing about the commit: the machine's cause, or None when
     the build failed on its own (a compile error: build-failed, 125).
     KILLS (oom_kills of the build's time) name who the OOM killer took."""
-    m = NOT_INSTALLED.search(log_text)
+    # gcc quotes the source a diagnostic is about ("   42 |   text"): a
+    # string in the code under test is never the machine's message.
+    said = '\n'.join(l for l in log_text.split('\n') if not SOURCE_EXCERPT.match(l))
+    m = NOT_INSTALLED.search(said)
     if m:
         return missing_tool(next(g for g in m.groups() if g))
-    m = DISK_FULL.search(log_text)
+    m = DISK_FULL.search(said)
     if m:
         return 'no space left on device: "%s"' % m.group(0).strip()
-    m = BUILD_KILLED.search(log_text)
+    m = BUILD_KILLED.search(said)
     if m or rc == SIGKILLED:
         what = '"%s"' % m.group(0).strip() if m else 'the build ended by SIGKILL (exit 137)'
         return 'killed by the machine: %s; %s' % (

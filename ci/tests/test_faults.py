@@ -580,7 +580,10 @@ class Decisions(unittest.TestCase):
         for log in ('kernel/nsproxy.c:42:1: error: expected expression before \'}\' token\n'
                     'make[3]: *** [scripts/Makefile.build:229: kernel/nsproxy.o] Error 1\n',
                     'fs/nsfs.c:3:10: fatal error: linux/socketat.h: No such file or directory\n',
-                    'ld: vmlinux.o: undefined reference to `socketat\'\n', ''):
+                    'ld: vmlinux.o: undefined reference to `socketat\'\n',
+                    # gcc quoting a line of the code under test
+                    "t.c:9:5: error: 'x' undeclared\n    9 |     warn(\"No space left on device\");\n"
+                    '      |     ^\n', ''):
             self.assertIsNone(decide.build_fault(2, log), log)
         self.assertEqual(decide.kernel_build(2, False, 'kernel.log', None).status, 'build-failed')
         self.assertEqual(decide.kernel_build(2, False, 'kernel.log', 'x').status, 'env-error')
