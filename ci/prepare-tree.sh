@@ -131,8 +131,13 @@ apply_series() {
 	g checkout -q -f nsfd-base
 	for p in $(series_files); do
 		[ -f "$top/patches/$p" ] || die 2 "patches/series names $p, which is not in patches/"
-		if ! g am -q --keep-cr "$top/patches/$p"; then
+		if ! am_out=$(g am -q --keep-cr "$top/patches/$p" 2>&1); then
+			printf '%s\n' "$am_out" >&2
 			g am --abort >/dev/null 2>&1 || true
+			# A full disk is the machine's, not a patch that does not apply.
+			case $am_out in *"No space left on device"*|*"Disk quota exceeded"*)
+				die 2 "patches/$p: no space left on device (git am)" ;;
+			esac
 			die 125 "patches/$p does not apply to $(g describe --always nsfd-base)"
 		fi
 	done
@@ -210,8 +215,14 @@ lay_in() {
 			rc=0
 			blob=$(g cat-file blob "$parent:$f" | insert_before "$dir/insert/$f" |
 				g hash-object -w --stdin --no-filters) || rc=$?
-			[ $rc = 0 ] || die 125 "$2/insert/$f: no line '$(sed -n '1s/^before: //p' \
-				"$dir/insert/$f")' in this tree's $f to insert before"
+			# insert_before's 3 and 4 are the tree's; anything else (git
+			# hash-object on a full disk) is the machine's.
+			case $rc in
+			0) ;;
+			3|4) die 125 "$2/insert/$f: no line '$(sed -n '1s/^before: //p' \
+				"$dir/insert/$f")' in this tree's $f to insert before" ;;
+			*) die 2 "$2/insert/$f: inserting into this tree's $f failed (exit $rc)" ;;
+			esac
 			g update-index --cacheinfo "100644,$blob,$f"
 		done < <(cd "$dir/insert" && find . -type f -printf '%P\n' | LC_ALL=C sort)
 	fi

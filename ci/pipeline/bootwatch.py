@@ -34,10 +34,10 @@ class Boot:
     results go to (None: the console); LIMIT the limit its own timeout
     enforces (None: none known)."""
 
-    def __init__(self, label, kind, proc, console, ktap=None, limit=None):
+    def __init__(self, label, kind, proc, console, ktap=None, limit=None, started=None):
         self.label, self.kind, self.proc = label, kind, proc
         self.console, self.ktap, self.limit = console, ktap, limit
-        self.start = time.monotonic()
+        self.start = time.monotonic() if started is None else started
         self.reached = False
         self.hung = False
         self.rc = None

@@ -27,7 +27,9 @@ test: the pipeline's own tests, then run on x86_64, riscv64 and x86_64
 The last line is "nsfd: N passed, N failed, N skipped". Exit: 0 all
 passed; 1 a test failed, a kernel report, a guest timeout; 125 the kernel
 or the tests could not be built (git bisect run skips); 2 usage or
-environment. Environment: NSFD_JOBS (make -j), NSFD_QEMU_ARGS (extra QEMU
+environment, the machine's faults included (an OOM kill, a full disk, a
+missing tool: never 1 or 125); docs/exit-codes.md has each situation's
+code on every path. Environment: NSFD_JOBS (make -j), NSFD_QEMU_ARGS (extra QEMU
 arguments, e.g. -enable-kvm where KVM works), NSFD_BOOT_TIMEOUT (s),
 NSFD_GUESTS (kselftest guests side by side, 2), NSFD_FAIL_FAST=1 (make
 mutants: no kselftest guest once KUnit is red, and in a guest no binary
@@ -48,6 +50,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 CI = os.path.join(TOP, 'ci')
 sys.path.insert(0, CI)
 import variants  # noqa: E402  ci/variants.py: make test's list
+import report  # noqa: E402  ci/results/report.py (kernel.py puts ci/results on sys.path)
 
 
 def usage():
@@ -179,9 +182,14 @@ def cmd_test(say, o):
     prepare_deps(say, *sorted({'x86_64', 'riscv64'} | {a for a, _, _ in fan_out}))
     say('pipeline: testing the pipeline itself (ci/tests)')
     os.makedirs(os.path.join(TOP, 'out', 'pipeline'), exist_ok=True)
-    if procs.run([sys.executable, '-B', os.path.join(CI, 'tests', 'run.py'),
-                  os.path.join(TOP, 'out', 'pipeline')]):
-        say('pipeline: its own tests failed')
+    # The exits of make test's children count beside their results.json
+    # (report.verdict): a child that ended without writing its own (an
+    # environment error, a signal) is 2, never a stale file's verdict.
+    codes = [procs.run([sys.executable, '-B', os.path.join(CI, 'tests', 'run.py'),
+                        os.path.join(TOP, 'out', 'pipeline')])]
+    if codes[-1]:
+        say('pipeline: its own tests %s' % ('failed' if codes[-1] == 1 else
+                                            'could not run (exit %d)' % codes[-1]))
     run = Run(TOP, say, o['kernel_src'], o['kernel_rev'], o['uid'])
     run.prepare_tree()
     results = [os.path.join(TOP, 'out', 'pipeline', 'results.json')]
@@ -195,17 +203,21 @@ def cmd_test(say, o):
     # takes the cores they leave idle (as kernel.build does).
     nice = ['nice', '-n', '19'] if run.tests_pending() else []
     try:
-        procs.run(nice + [sys.executable, '-B', os.path.join(CI, 'nsfd.py')] + robot[1].split()[1:],
-                  pass_fds=(procs.LOCK_FD,))
+        codes.append(procs.run(nice + [sys.executable, '-B', os.path.join(CI, 'nsfd.py')] +
+                               robot[1].split()[1:], pass_fds=(procs.LOCK_FD,)))
     finally:
         run.finish_pending()
+    if codes[-1] not in (0, 1, 125):
+        say('robot: ended with exit %d (environment): make test\'s exit counts it' % codes[-1])
+    # The robot clears out/robot-ARCH/ before its first step: a results.json
+    # there is this run's, and none is 2 (report.py summary).
     results.append(os.path.join(TOP, 'out', robot[0], 'results.json'))
     if fan_out:
         say('test-all: the fan-out, %d kernel(s) more on this machine' % len(fan_out))
         run_variants(run, fan_out, results)
         run.finish_pending()
     say('test: done in %s s' % since(start))
-    return summary(*results)
+    return report.verdict([summary(*results)] + codes)
 
 
 def cmd_bench(say, o):
@@ -253,10 +265,12 @@ def main(argv):
         return COMMANDS[parsed[0]](say, parsed[1])
     except EnvError as e:
         say(str(e))
-    except Exception:       # a fault of the pipeline itself judged nothing
+    except Exception as e:  # a fault of the pipeline itself judged nothing
         import traceback
         traceback.print_exc(file=sys.stdout)
-        say('the pipeline itself raised an exception (above): nothing was judged; '
+        fault = report.machine_fault(e)
+        say('environment error: %s: nothing was judged' % fault if fault else
+            'the pipeline itself raised an exception (above): nothing was judged; '
             'please report it with this log')
     print(runlog.NOTHING_JUDGED, flush=True)
     return 2

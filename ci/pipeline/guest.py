@@ -12,8 +12,9 @@ import glob
 import os
 import re
 import shutil
+import time
 
-from . import bootwatch, decide, kernel, procs, qemu
+from . import bootwatch, decide, kernel, machine, procs, qemu
 from .runlog import Stage, now, show_tail
 
 
@@ -123,9 +124,15 @@ def selftests(v):
     except OSError:
         pass
     open(log, 'w').close()
+    klog = machine.KernelLog()
     if not build(v, log):
         show_tail(log, v.say.stream)
-        return v.stage('selftests', Stage('build-failed', 'see %s' % v.rel(log), [log]), t)
+        # The machine's fault (a killed compiler, a full disk, a missing
+        # tool) is not tests that do not build.
+        fault = decide.build_fault(None, kernel.read_log(log), decide.oom_kills(klog.read()))
+        return v.stage('selftests', decide.not_built(fault, 'the kselftests did not build',
+                                                     v.rel(log)), t)
+    klog.close()
     if inputs:
         kernel.write_stamp(stamp, inputs, initramfs_files(v))
     return v.stage('selftests', Stage('ok'), t)
@@ -157,6 +164,7 @@ def boot(v):
     t = now()
     boots, total, per = [], 0, None
     fail_fast = os.environ.get('NSFD_FAIL_FAST', '0') == '1'
+    klog = machine.KernelLog()
     for d in guest_dirs(v):
         g = int(os.path.basename(d))
         with open(os.path.join(d, 'initramfs.list')) as f:
@@ -165,27 +173,32 @@ def boot(v):
         per = settings_timeout(os.path.join(d, 'initramfs.list'))
         limit = decide.guest_limit(nbin, per, v.debug, os.environ.get('NSFD_BOOT_TIMEOUT'))
         console = os.path.join(v.out, 'console-kselftest%s.log' % suffix(g))
+        started = time.monotonic()
         p = qemu.start(v.conf, os.path.join(v.kdir, v.conf['KERNEL_IMAGE']),
                        os.path.join(d, 'initramfs.cpio'), console, limit,
                        os.path.join(v.out, 'kselftest-channel%s.log' % suffix(g)),
                        uid=v.run.guest_uid, fail_fast=fail_fast)
-        boots.append((g, p, limit, console))
+        boots.append((g, p, limit, console, started))
     v.say('%s: guest: booting %d guest(s) with %d kselftests (timeout %s s: %d s a binary + %d s)'
           % (v.name, len(boots), total, ' '.join(str(b[2]) for b in boots),
              decide.KSELFTEST_TIMEOUT if per is None else per, decide.boot_allowance(v.debug)))
     allowance = decide.boot_allowance(v.debug)
     watched = []
-    for g, p, limit, console in boots:
+    for g, p, limit, console, started in boots:
         chan = os.path.join(v.out, 'kselftest-channel%s.log' % suffix(g))
         watched.append(bootwatch.Boot('guest %d' % g, 'guest', p, console,
-                                      chan if qemu.has_channel(v.conf, chan) else None, limit))
+                                      chan if qemu.has_channel(v.conf, chan) else None, limit,
+                                      started))
+    # Each guest's time is taken when it ends: 137 before its limit is
+    # the machine's kill, after it timeout's (decide.sigkill_before_limit).
     bootwatch.watch(watched, allowance, v.say, '%s: guest' % v.name)
+    kills = decide.oom_kills(klog.read(), os.getuid())
     ends = []
-    for (g, p, limit, console), b in zip(boots, watched):
+    for (g, _, limit, console, _), b in zip(boots, watched):
         with open(console, errors='replace') as f:
             text = f.read()
-        ends.append(decide.guest_boot(g, b.rc, limit, v.conf['QEMU'], text, hung=b.hung,
-                                      allowance=allowance))
+        ends.append(decide.guest_boot(g, b.rc, limit, v.conf['QEMU'], text, b.seconds, kills,
+                                      hung=b.hung, allowance=allowance))
         bootwatch.record(v.out, os.path.basename(console), b, allowance,
                          'qemu-error' if ends[-1][0] == 'env-error' else None)
     return v.stage('guest', decide.guests(ends), t)

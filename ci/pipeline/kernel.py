@@ -16,13 +16,14 @@ import shutil
 import subprocess
 import sys
 
-from . import bootwatch, decide, procs
+from . import bootwatch, decide, machine, procs
 from .runlog import EnvError, Stage, now, since, show_tail
 
 PIPELINE = os.path.dirname(os.path.abspath(__file__))
 CI = os.path.dirname(PIPELINE)
 sys.path.insert(0, os.path.join(CI, 'results'))
 import identity  # noqa: E402  ci/results/identity.py
+import report  # noqa: E402  ci/results/report.py
 
 
 def fragments(v):
@@ -77,13 +78,20 @@ def asm_include_hazard(v):
     C objects ci/cc-ccache cannot see from the source: ccache is off for
     that build (NSFD_CC_NOCACHE=1, read by ci/cc-ccache)."""
     srcarch = {'x86_64': 'x86', 'i386': 'x86'}.get(v.conf['LINUX_ARCH'], v.conf['LINUX_ARCH'])
-    hit = procs.output(['git', '-C', v.src, 'grep', '-lE', ASM_INCLUDE, '--',
-                        'arch/%s/include' % srcarch, 'include'])
-    hit = hit.split('\n')[0]
+    # git grep: 0 found, 1 none; anything else could not look (a tree
+    # that is not a git repository, the fault suite's): ccache off, the
+    # safe side, not on.
+    p = subprocess.run(['git', '-C', v.src, 'grep', '-lE', ASM_INCLUDE, '--',
+                        'arch/%s/include' % srcarch, 'include'], stdin=subprocess.DEVNULL,
+                       capture_output=True, text=True)
+    hit = p.stdout.split('\n')[0] if p.returncode == 0 else ''
     if hit:
         v.say('%s: kernel: %s pulls a file in through the assembler: ccache off for this build'
               % (v.name, hit))
-    v.cc_nocache = '1' if hit else '0'
+    elif p.returncode != 1:
+        v.say('%s: kernel: cannot search %s for assembler includes (git grep exit %d): '
+              'ccache off for this build' % (v.name, v.src, p.returncode))
+    v.cc_nocache = '0' if p.returncode == 1 else '1'
 
 
 def pipeline_digest():
@@ -109,7 +117,14 @@ def inputs_digest(v, words, data):
 
 
 def gcc_version(conf):
-    return procs.output([conf['CROSS_COMPILE'] + 'gcc', '--version']).split('\n')[0]
+    """The compiler's first --version line; EnvError, naming its package,
+    when it is not installed (a build with it would read as 125)."""
+    cc = conf['CROSS_COMPILE'] + 'gcc'
+    version = procs.output([cc, '--version'], default=None)
+    if version is None:
+        raise EnvError(decide.missing_tool(cc) if shutil.which(cc) is None else
+                       '%s --version failed: a broken compiler' % cc)
+    return version.split('\n')[0]
 
 
 def kernel_inputs(v):
@@ -282,23 +297,45 @@ def kunit_objects(v):
 
 @functools.lru_cache(maxsize=None)
 def _kunit_objects(ci, kunit_dir):
-    text = procs.output([sys.executable, os.path.join(ci, 'kunit-objects.py'), kunit_dir])
+    # Fails closed: these rows are what the KUnit stage must run (an empty
+    # list skips it and turns the patched-mode checks off), so a helper
+    # that fails, or lists fewer suites than kunit/ declares, is exit 2.
+    script = os.path.join(ci, 'kunit-objects.py')
+    try:
+        p = subprocess.run([sys.executable, script, kunit_dir], stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True)
+    except OSError as e:
+        raise EnvError('%s: %s' % (script, e))
+    if p.returncode:
+        raise EnvError('%s failed (exit %d): %s' % (script, p.returncode,
+                                                    (p.stderr.strip().splitlines() or ['?'])[-1]))
     rows = []
-    for line in text.split('\n'):
+    for line in p.stdout.split('\n'):
         if line:
             sym, obj, srcf, suites = line.split('\t')
             rows.append((sym, obj, srcf, tuple(suites.split(','))))
+    try:
+        declared = report.expected_kunit_suites(os.path.dirname(kunit_dir))
+    except ValueError as e:
+        raise EnvError(str(e))
+    listed = {s for row in rows for s in row[3]}
+    unlisted = [s for s in declared if s not in listed]
+    if unlisted or not rows:
+        raise EnvError('%s lists no object for the KUnit suite(s) %s of %s: cannot say what '
+                       'KUnit must run' % (script, ', '.join(unlisted) or '(none listed)', kunit_dir))
     return tuple(rows)
 
 
 def write_expected_suites(v):
     """out/expected-kunit-suites.txt: the suites whose symbol is on in the
-    kernel's .config (ci/results/report.py fails a missing one)."""
+    kernel's .config (ci/results/report.py fails a missing one). None,
+    and no file, when there is no .config to read (a build that did not
+    get that far): no list is never an empty one."""
     try:
         with open(os.path.join(v.kdir, '.config')) as f:
             config = set(f.read().split('\n'))
     except OSError:
-        config = set()
+        return None
     suites = sorted({s for sym, _, _, ss in kunit_objects(v) if 'CONFIG_%s=y' % sym in config
                      for s in ss})
     with open(os.path.join(v.out, 'expected-kunit-suites.txt'), 'w') as f:
@@ -321,19 +358,27 @@ def skip_uncompilable_suites(v):
     t = now()
     log = os.path.join(v.out, 'kunit-suites.log')
     v.say('%s: kunit-suites: compiling each KUnit test object alone' % v.name)
-    if procs.run(v.kunit + ['config'] + v.common, out=log, env=v.env()):
+    klog = machine.KernelLog()
+    rc = procs.run(v.kunit + ['config'] + v.common, out=log, env=v.env())
+    if rc:
         show_tail(log, v.say.stream)
-        return v.stage('kernel', Stage('build-failed', 'kunit.py config failed: %s' % v.rel(log)), t)
+        fault = decide.build_fault(rc, read_log(log), decide.oom_kills(klog.read()))
+        return v.stage('kernel', decide.not_built(fault, 'kunit.py config failed', v.rel(log)), t)
     rows = kunit_objects(v)
     for _, obj, _, _ in rows:
         try:
             os.unlink(os.path.join(v.kdir, obj))
         except OSError:
             pass
-    procs.run(make_args(v) + [v.make_cc, '-k', '-j%d' % v.run.jobs] + [r[1] for r in rows],
-              out=log, append=True, env=v.env())
-    with open(log, errors='replace') as f:
-        text = f.read()
+    rc = procs.run(make_args(v) + [v.make_cc, '-k', '-j%d' % v.run.jobs] + [r[1] for r in rows],
+                   out=log, append=True, env=v.env())
+    text = read_log(log)
+    # A suite whose object the machine kept from compiling (a killed
+    # compiler, a full disk) is not a suite the tree cannot build.
+    fault = decide.build_fault(rc, text, decide.oom_kills(klog.read())) if rc else None
+    if fault:
+        show_tail(log, v.say.stream)
+        return v.stage('kernel', decide.not_built(fault, '', v.rel(log)), t)
     off, skipped = [], []
     for sym, obj, srcf, suites in rows:
         if os.path.isfile(os.path.join(v.kdir, obj)):
@@ -356,9 +401,19 @@ def skip_uncompilable_suites(v):
     return None
 
 
+def read_log(path):
+    """A build log's text ('' when there is none)."""
+    try:
+        with open(path, errors='replace') as f:
+            return f.read()
+    except OSError:
+        return ''
+
+
 def build(v):
     """The kernel stage: a Stage (ok with its ccache line, build-failed,
-    env-error when vmlinux cannot be read)."""
+    env-error when the machine failed the build or vmlinux cannot be
+    read)."""
     t = now()
     if v.matrix:
         seed_from_base_kernel(v, os.path.join(v.run.bld, v.arch, 'kernel'))
@@ -374,7 +429,7 @@ def build(v):
         v.say('%s: kernel: up to date (the tree, its config and the compiler are those of the last build)'
               % v.name)
         open(log, 'w').close()
-        rc, line = 0, 'up to date, not rebuilt'
+        rc, line, kills = 0, 'up to date, not rebuilt', []
     else:
         v.say('%s: kernel: building in %s (log: %s)' % (v.name, v.kdir, v.rel(log)))
         try:
@@ -382,11 +437,13 @@ def build(v):
         except OSError:
             pass
         before = ccache_counts()
+        klog = machine.KernelLog()
         # make test: the last variant's guests may be running beside this
         # build, each on a core of its own, their binaries under their
         # settings timeout; the build takes the cores they leave idle.
         rc = build_with_progress(v, v.kunit + ['build'] + v.common + ['--jobs=%d' % v.run.jobs],
                                  log, nice=v.run.tests_pending())
+        kills = decide.oom_kills(klog.read())
         line = decide.ccache_line(before, ccache_counts())
         # Only a build from a clean tree is recorded (inputs is None for a
         # mutant's): a mutant's kernel is never taken for the tree's.
@@ -399,11 +456,16 @@ def build(v):
         shutil.copy(os.path.join(v.kdir, '.config'), os.path.join(v.out, 'config'))
     except OSError:
         pass
-    write_expected_suites(v)
-    result = decide.kernel_build(rc, os.path.isfile(image), v.rel(log))
+    expected = write_expected_suites(v)
+    image_there = os.path.isfile(image)
+    fault = None if rc == 0 and image_there else decide.build_fault(rc, read_log(log), kills)
+    result = decide.kernel_build(rc, image_there, v.rel(log), fault)
     if result.status != 'ok':
         show_tail(log, v.say.stream)
         return v.stage('kernel', result, t)
+    if expected is None:
+        return v.stage('kernel', Stage('env-error', 'no %s/.config after the build: cannot say '
+                                       'which KUnit suites must run' % v.kdir), t)
     # What every boot of this kernel must print: a boot that shows another
     # judged nothing.
     if not record_identity(v):
@@ -431,6 +493,7 @@ def kunit_exec(v):
     # where kunit.py would wait out its timeout.
     kargs = ['--kernel_args=' + a for a in (v.conf['EARLY_CONSOLE'] + ' panic=-1').split()]
     allowance = decide.boot_allowance(v.debug)
+    klog = machine.KernelLog()
     with open(log, 'w') as f:
         p = procs.popen(v.kunit + ['exec'] + v.common + qargs + kargs + ['--timeout=%d' % timeout],
                         stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT, env=v.env(),
@@ -438,14 +501,17 @@ def kunit_exec(v):
     b = bootwatch.Boot('kunit', 'kunit', p, test_log, limit=timeout)
     bootwatch.watch([b], allowance, v.say, '%s: kunit' % v.name)
     rc = b.rc
+    kills = decide.oom_kills(klog.read(), os.getuid())
     try:
         shutil.copy(test_log, os.path.join(v.out, 'console-kunit.log'))
     except OSError:
         pass
-    bootwatch.record(v.out, 'console-kunit.log', b, allowance)
-    with open(log, errors='replace') as f:
-        text = f.read()
     if b.hung:
+        bootwatch.record(v.out, 'console-kunit.log', b, allowance)
         return v.stage('kunit', Stage('fail', 'a failed boot: no KUnit KTAP %d s after kunit.py '
                                       'started QEMU' % allowance, [v.rel(log)]), t)
-    return v.stage('kunit', decide.kunit_exec(rc, text, v.rel(log)), t)
+    result = decide.kunit_exec(rc, read_log(log), v.rel(log), kills)
+    # A machine fault (the OOM killer's, kunit.py's own) judged no boot.
+    bootwatch.record(v.out, 'console-kunit.log', b, allowance,
+                     'env-error' if result.status == 'env-error' else None)
+    return v.stage('kunit', result, t)

@@ -25,8 +25,12 @@
 
 Results in out/robot-ARCH/ (results.json, kselftest.ktap, kunit.ktap,
 junit.xml, kcidb.json, console.log and each stage's log); the last line
-is the summary. Exit: 0 passed, 1 a test failed or the mail does not apply
-or build, 2 an environment error (README, "Exit codes").
+is the summary. Exit: 0 passed; 1 a test failed (the nsfd config asks for
+what the kernel cannot give, nsfd not in kselftest's TARGETS included);
+125 the mail does not apply, configure or build (its kernel or its
+kselftests), as a commit of make run that does not build; 2 an
+environment error, the machine's faults included (a killed compiler, a
+full disk, a missing tool: decide.build_fault) (docs/exit-codes.md).
 """
 
 import glob
@@ -35,8 +39,9 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
-from . import arches, decide, kernel, procs, qemu, runlog
+from . import arches, decide, kernel, machine, procs, qemu, runlog
 from .runlog import EnvError, Stage, now, since
 
 import report  # noqa: E402  ci/results/report.py (kernel.py puts ci/results on sys.path)
@@ -70,6 +75,7 @@ class Robot:
         self.jobs = str(procs.make_jobs())
         # KernelCI's kselftest job budget: the whole boot, every test included.
         self.budget = os.environ.get('NSFD_ROBOT_TIMEOUT') or '600'
+        self.klog = None
 
     def log(self, name):
         return os.path.join(self.out, name)
@@ -85,12 +91,19 @@ class Robot:
         env['NSFD_CC_NOCACHE'] = '0'
         return env
 
-    def git(self, *args, out=None):
+    def git(self, *args, out=None, may_fail=False):
+        """git in the robot's tree: its exit with OUT (its output to that
+        file), else its output. A git that fails (unless MAY_FAIL) raises
+        EnvError: the stages read what they apply, configure and judge
+        from it, and never from a git that said nothing."""
         cmd = ['git', '-C', self.src, '-c', 'user.name=robot', '-c', 'user.email=robot@localhost',
                '-c', 'advice.detachedHead=false', '-c', 'gc.auto=0'] + list(args)
-        if out is None:
-            return procs.output(cmd)
-        return procs.run(cmd, out=out)
+        if out is not None:
+            return procs.run(cmd, out=out)
+        text = procs.output(cmd, default=None)
+        if text is None and not may_fail:
+            raise EnvError('robot: git %s failed in %s' % (' '.join(args), self.src))
+        return text or ''
 
     def make(self, *args, out, o=None, append=True, cc=True):
         """make in the tree, into O (the kernel's build directory), with
@@ -136,14 +149,13 @@ class Robot:
         except OSError:
             last = ''
         if last != '%s %s' % (mail_id, base) or self.git('status', '--porcelain', '--untracked-files=no'):
-            self.git('am', '--abort')
+            self.git('am', '--abort', may_fail=True)     # none may be in progress
             self.git('checkout', '-q', '-f', '-B', 'robot', 'nsfd-base')
             if self.git('am', '-q', *mails, out=self.log('apply.log')):
-                self.git('am', '--abort')
+                self.git('am', '--abort', may_fail=True)
                 if os.path.exists(stamp):
                     os.unlink(stamp)
-                return Stage('fail', 'git am of the mail on pristine 6.12 failed: see out/%s/apply.log'
-                             % self.name)
+                return self.not_built('apply.log', 'git am of the mail on pristine 6.12 failed')
             with open(stamp, 'w') as f:
                 f.write('%s %s\n' % (mail_id, base))
         return Stage('ok', '%d patches on %s' % (len(mails), self.git('log', '-1', '--format=%h %s',
@@ -175,7 +187,7 @@ class Robot:
                             env=self.env()) == 0 and
                   self.make('olddefconfig', out=log, o=self.cfgdir, cc=False) == 0)
             if not ok:
-                return Stage('env-error', 'see out/%s/config.log' % self.name)
+                return self.not_built('config.log', "the mailed tree's config cannot be made")
             kernel.write_stamp(stamp, inputs, [dot])
             made = 'tinyconfig + ci/robot/%s.config + selftests/nsfd/config' % self.arch
         kdot = os.path.join(self.kdir, '.config')
@@ -183,11 +195,20 @@ class Robot:
             shutil.copyfile(dot, kdot)
         # What the nsfd config asks for and did not get, one "SYMBOL asked
         # got" a line: the verdict fails each (config.SYMBOL).
-        misses = procs.output([sys.executable, os.path.join(ROBOT, 'verdict.py'), '--config-misses',
-                               nsfd_config, kdot])
+        misses = self.config_misses(nsfd_config, kdot)
+        if misses is None:
+            # No list is not an empty list: every symbol would pass unread.
+            return Stage('env-error', 'ci/robot/verdict.py --config-misses failed on %s' % kdot)
         with open(self.log('config-misses.tsv'), 'w') as f:
             f.write(misses + '\n' if misses else '')
         return Stage('ok', '%s; %d symbols not as asked' % (made, len(misses.splitlines())))
+
+    @staticmethod
+    def config_misses(nsfd_config, dot_config):
+        """What NSFD_CONFIG asks for and DOT_CONFIG lacks ("SYMBOL asked
+        got" lines), or None when it cannot be said."""
+        return procs.output([sys.executable, os.path.join(ROBOT, 'verdict.py'), '--config-misses',
+                             nsfd_config, dot_config], default=None)
 
     # 4. The kernel and its modules.
     def kernel(self):
@@ -195,7 +216,7 @@ class Robot:
         self.say('%s: kernel: building in %s (log: out/%s/kernel.log)' % (self.name, self.kdir, self.name))
         if self.make('-j' + self.jobs, 'olddefconfig', 'all', out=log, append=False):
             runlog.show_tail(log)
-            return Stage('fail', 'the mailed tree does not build: see out/%s/kernel.log' % self.name)
+            return self.not_built('kernel.log', 'the mailed tree does not build')
         if not kernel.record_identity(self):
             return Stage('env-error', 'cannot read the banner of %s/vmlinux' % self.kdir)
         order = read(os.path.join(self.kdir, 'modules.order'))
@@ -213,6 +234,9 @@ class Robot:
                                  capture_output=True, text=True)
         with open(log, 'w') as f:
             f.write(targets.stderr)
+        if targets.returncode:
+            return self.not_built('selftests.log', "tools/testing/selftests/Makefile's TARGETS "
+                                  'cannot be read')
         if 'nsfd' not in targets.stdout.split():
             return Stage('fail', "nsfd is not in tools/testing/selftests/Makefile's default TARGETS: "
                          'a robot would never build it')
@@ -222,8 +246,7 @@ class Robot:
                           'kselftest-install', out=log) or
                 not os.access(os.path.join(self.ksft, 'run_kselftest.sh'), os.X_OK)):
             runlog.show_tail(log)
-            return Stage('fail', 'the kselftests do not build or install: see out/%s/selftests.log'
-                         % self.name)
+            return self.not_built('selftests.log', 'the kselftests do not build or install')
         programs = [l for l in read(os.path.join(self.ksft, 'kselftest-list.txt')).splitlines()
                     if l.startswith('nsfd:')]
         return Stage('ok', '%d programs in kselftest-list.txt' % len(programs))
@@ -242,9 +265,22 @@ class Robot:
         self.say('%s: boot: run_kselftest.sh -c nsfd, then the KUnit modules (%s s budget; '
                  'console: out/%s/console.log)' % (self.name, self.budget, self.name))
         console = self.log('console.log')
+        klog, started = machine.KernelLog(), time.monotonic()
         rc = qemu.boot(self.conf, os.path.join(self.kdir, self.conf['KERNEL_IMAGE']), self.cpio,
                        console, self.budget, kunit=True)
-        return decide.robot_boot(rc, self.budget, self.conf['QEMU'], read(console))
+        elapsed = time.monotonic() - started
+        return decide.robot_boot(rc, self.budget, self.conf['QEMU'], read(console), elapsed,
+                                 decide.oom_kills(klog.read(), os.getuid()))
+
+    def not_built(self, log_name, what):
+        """A step of the mail's that failed: build-failed (125: the mail
+        does not apply or build, as a commit that does not build under
+        make run), or env-error when its log shows the machine's fault
+        (decide.build_fault: a killed compiler, a full disk, a missing
+        tool; the kernel log of the robot's run names the OOM kill)."""
+        fault = decide.build_fault(None, read(self.log(log_name)),
+                                   decide.oom_kills(self.klog.read()) if self.klog else ())
+        return decide.not_built(fault, what, 'out/%s/%s' % (self.name, log_name))
 
     def verdict(self):
         return procs.run([sys.executable, os.path.join(ROBOT, 'verdict.py'), self.out, TOP, self.arch])
@@ -261,14 +297,22 @@ class Robot:
             raise EnvError('deps: failed; see the apt-get output above')
         # make test, which runs this as its last stage, passes its lock down.
         procs.hold_build_lock(TOP, self.say)
+        # The host kernel's log of the whole run: an OOM kill in a build it names.
+        self.klog = machine.KernelLog()
         for name, step in (('series', self.series), ('apply', self.apply), ('config', self.config),
                            ('kernel', self.kernel), ('selftests', self.selftests),
                            ('rootfs', self.make_rootfs), ('boot', self.boot)):
             t = now()
-            result = self.stage(name, step(), t)
+            try:
+                result = step()
+            except EnvError as e:       # the step's own record, and results.json, say why
+                result = Stage('env-error', str(e))
+            result = self.stage(name, result, t)
             if result.status != 'ok' and name != 'boot':
-                return self.verdict()
-        self.say('robot: done in %s s; results in out/%s/' % (since(start), self.name))
+                break
+        else:
+            self.say('robot: done in %s s; results in out/%s/' % (since(start), self.name))
+        self.klog.close()
         return self.verdict()
 
 

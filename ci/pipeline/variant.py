@@ -218,10 +218,14 @@ class Variant:
             def work():
                 try:
                     mine.tests()
-                except Exception:       # no results.json: the summary fails it
+                except runlog.EnvError as e:    # no results.json: the summary's 2
+                    mine.say('%s: %s: this variant has no results' % (mine.name, e))
+                except Exception as e:  # no results.json: the summary's 2 (nothing judged)
                     traceback.print_exc(file=stream)
-                    mine.say('%s: the pipeline itself raised an exception (above): '
-                             'this variant has no results' % mine.name)
+                    fault = report.machine_fault(e)
+                    mine.say('%s: %s: this variant has no results' % (
+                        mine.name, 'environment error: ' + fault if fault else
+                        'the pipeline itself raised an exception (above)'))
             thread = threading.Thread(target=work, daemon=True)
             thread.start()
             self.run.pending = (thread, stream, self.kdir)

@@ -51,7 +51,7 @@ def tail(text, lines=TAIL_LINES):
 def started_kernel(end, text):
     """Whether QEMU started a kernel: not when QEMU failed on its own (its
     exit, or its error and no banner on the console) or was not run."""
-    if end.get('end') in ('qemu-error', 'killed', 'not-run'):
+    if end.get('end') in ('qemu-error', 'killed', 'not-run', 'env-error'):
         return False
     if not BANNER.search(text or '') and QEMU_ERROR.search(text or '') and \
             end.get('end') != 'hang':

@@ -18,11 +18,12 @@ import argparse
 import json
 import os
 import sys
+import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kcidb  # noqa: E402
 import report  # noqa: E402
-from report import EXIT_PASS, EXIT_FAIL, EXIT_ENV, EXIT_BUILD  # noqa: E402
+from report import EXIT_ENV  # noqa: E402
 
 DEFAULT_OUT = os.path.join(report.TOP, 'out', 'merged')
 
@@ -44,14 +45,6 @@ def load(directory):
     if not isinstance(results, dict) or 'exit_code' not in results or 'summary' not in results:
         return None, 'results.json has no exit_code or summary: not written by ci/results/report.py'
     return results, None
-
-
-def verdict(codes):
-    """1 > 2 > 125 > 0, as report.py's summary."""
-    for code in (EXIT_FAIL, EXIT_ENV, EXIT_BUILD):
-        if code in codes:
-            return code
-    return EXIT_PASS if codes else EXIT_ENV
 
 
 def add_unique(into, items, seen):
@@ -125,7 +118,7 @@ def merge(dirs, out_dir):
                         'variants of one pipeline run' % ', '.join(
                             c['id'] for c in merged['checkouts']))
         codes.append(EXIT_ENV)
-    code = verdict(codes)
+    code = report.verdict(codes)
     for line in problems:
         say(line)
     os.makedirs(out_dir, exist_ok=True)
@@ -160,7 +153,15 @@ def main(argv):
         say('merge: no directories given: ci/nsfd merge [--out DIR] out/x86_64 out/riscv64 ...')
         print(report.summary_line({'passed': 0, 'failed': 0, 'skipped': 0}))
         return EXIT_ENV
-    return merge(a.dirs, a.out)
+    try:
+        return merge(a.dirs, a.out)
+    except Exception as e:  # noqa: BLE001 - Python's own 1 would read as "a test failed"
+        traceback.print_exc()
+        fault = report.machine_fault(e)
+        say('merge: failed (%s): nothing was judged' % (
+            'the machine: ' + fault if fault else 'a bug in ci/results/merge.py, traceback above'))
+        print(report.summary_line({'passed': 0, 'failed': 0, 'skipped': 0}))
+        return EXIT_ENV
 
 
 if __name__ == '__main__':

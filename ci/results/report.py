@@ -22,10 +22,14 @@ usage:
 
 Exit: 1 a test failed, a kernel report in a console, a guest timed out,
 or no results where some were due - even when a later stage or another
-variant did not build; else 2 usage or environment error; else 125 a stage
+variant did not build; else 2 usage or environment error (a results.json
+that summary cannot read included: nothing was judged); else 125 a stage
 could not be built (the kernel, a patch, the tests); else 0. A stage that
-did not build is not counted as a failed test.
+did not build is not counted as a failed test. docs/exit-codes.md has
+each situation's code on every path.
 """
+
+import errno
 
 import argparse
 import glob
@@ -100,6 +104,16 @@ def write_ktap(path, lines):
             f.write(text + '\n')
 
 
+def before_the_cut(res, stage):
+    """A test stage the machine ended (env-error: QEMU SIGKILLed by the
+    OOM killer) judged nothing past that point: the results its KTAP
+    completed stay (a failure before it is a verdict), those it left
+    unfinished ("KTAP stream truncated") are no failures of the kernel."""
+    if stage['status'] != 'env-error':
+        return res
+    return [r for r in res if 'KTAP stream truncated' not in (r['reason'] or '')]
+
+
 def collect_kunit(outdir, stage):
     """Results of the KUnit stage, from the console kunit.py recorded."""
     log = read(os.path.join(outdir, 'console-kunit.log'))
@@ -108,6 +122,8 @@ def collect_kunit(outdir, stage):
     lines = ktap.extract(log, 'kunit')
     write_ktap(os.path.join(outdir, 'kunit.ktap'), lines)
     res = ktap.results(lines, 'kunit')
+    if stage['status'] == 'env-error':
+        return before_the_cut(res, stage)
     if not res:
         res.append(fail('kunit', 'kunit', 'ktap',
                         'no KTAP in the KUnit console (kunit.py: %s)' % stage['status']))
@@ -202,12 +218,12 @@ def collect_kselftest(outdir, stage, failed_boots=()):
             continue
         lines, ended = ktap.extract(text, 'guest')
         streams.append(lines)
-        got = [kselftest_name(r) for r in ktap.results(lines, 'kselftest')]
+        got = before_the_cut([kselftest_name(r) for r in ktap.results(lines, 'kselftest')], stage)
         res += got
         files.append(channel or 'console-kselftest%s.log' % suffix)
         if note:
             notes.append(note)
-        if stage['status'] == 'timeout':
+        if stage['status'] in ('timeout', 'env-error'):
             continue
         if not lines:
             res.append(fail('kselftest', who, 'ktap', 'the guest printed no KTAP'))
@@ -250,7 +266,8 @@ def kunit_skipped(outdir, patched):
 
 
 def expected_kunit_suites(top):
-    """The .name of every struct kunit_suite in top/kunit/**.c."""
+    """The .name of every struct kunit_suite in top/kunit/**.c. Fails
+    closed, as expected_kselftests."""
     names = []
     for path in sorted(glob.glob(os.path.join(top, 'kunit', '**', '*.c'), recursive=True)):
         text = read(path) or ''
@@ -258,15 +275,22 @@ def expected_kunit_suites(top):
             m = re.search(r'\.name\s*=\s*"([^"]+)"', body)
             if m and m.group(1) not in names:
                 names.append(m.group(1))
+    if not names:
+        raise ValueError('%s/kunit declares no KUnit suite: cannot say which must run' % top)
     return names
 
 
 def expected_kselftests(top):
-    """TEST_GEN_PROGS of top/selftests/nsfd/Makefile."""
-    text = (read(os.path.join(top, 'selftests', 'nsfd', 'Makefile')) or '').replace('\\\n', ' ')
+    """TEST_GEN_PROGS of top/selftests/nsfd/Makefile. Fails closed: no
+    Makefile, or none listed, raises (exit 2): an empty list would
+    expect nothing."""
+    path = os.path.join(top, 'selftests', 'nsfd', 'Makefile')
+    text = (read(path) or '').replace('\\\n', ' ')
     progs = []
     for m in re.finditer(r'^\s*TEST_GEN_PROGS\s*[:+]?=(.*)$', text, re.M):
         progs += [w for w in m.group(1).split() if not w.startswith('$') and w not in progs]
+    if not progs:
+        raise ValueError('%s lists no TEST_GEN_PROGS: cannot say which kselftests must run' % path)
     return progs
 
 
@@ -625,8 +649,10 @@ def cmd_summary(a):
             with open(path) as f:
                 doc = json.load(f)
         except (OSError, ValueError) as e:
-            print('nsfd: cannot read %s: %s' % (path, e))
-            codes.append(EXIT_FAIL)
+            # A variant without results judged nothing: 2, as ci/nsfd merge
+            # and make run say (1 would be a test that failed).
+            print('nsfd: cannot read %s: %s: nothing was judged there' % (path, e))
+            codes.append(EXIT_ENV)
             continue
         codes.append(doc['exit_code'])
         for k in total:
@@ -637,10 +663,32 @@ def cmd_summary(a):
     for line in unbuilt:
         print(line)
     print(summary_line(total))
+    return verdict(codes)
+
+
+def verdict(codes):
+    """One exit over several (variants, runs, a driver's children): 1 >
+    2 > 125 > 0; none at all judged nothing (2). Any other code (a child
+    killed by a signal, a crash's 1 that is no verdict is its own
+    business) is 2."""
     for code in (EXIT_FAIL, EXIT_ENV, EXIT_BUILD):
         if code in codes:
             return code
-    return EXIT_PASS if codes else EXIT_FAIL
+    if any(code != EXIT_PASS for code in codes):
+        return EXIT_ENV
+    return EXIT_PASS if codes else EXIT_ENV
+
+
+def machine_fault(exc):
+    """An exception as the machine's fault, for the line that says why a
+    run judged nothing: a full disk, a read-only or failing file system,
+    memory; None for anything else (a bug: its traceback says more)."""
+    if isinstance(exc, MemoryError):
+        return 'out of memory'
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO):
+        return '%s%s' % (os.strerror(exc.errno).lower(),
+                         ' (writing %s)' % exc.filename if exc.filename else '')
+    return None
 
 
 def cmd_bench(a):
@@ -694,12 +742,13 @@ def main(argv):
         return EXIT_ENV if e.code else EXIT_PASS
     try:
         return {'variant': cmd_variant, 'summary': cmd_summary, 'bench': cmd_bench}[a.cmd](a)
-    except Exception:       # noqa: BLE001 (any bug here decides nothing)
+    except Exception as e:  # noqa: BLE001 (any bug here decides nothing)
         # Python's own exit for an uncaught exception is 1, which reads as
         # a verdict ("a test failed", bad to git bisect). It is not one.
         traceback.print_exc()
-        print('nsfd: report.py %s failed (a bug in the reporting, not a verdict); '
-              'the traceback is above' % a.cmd)
+        fault = machine_fault(e)
+        print('nsfd: report.py %s failed (%s, not a verdict); the traceback is above'
+              % (a.cmd, 'the machine: ' + fault if fault else 'a bug in the reporting'))
         print('nsfd: 0 passed, 0 failed, 0 skipped')
         return EXIT_ENV
 

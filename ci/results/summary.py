@@ -85,7 +85,7 @@ def render(dirs):
                     len(failed) - MAX_FAILURES, code(os.path.join(d, 'results.json')))]
         if problems:
             sections += ([''] if failed else []) + ['- %s' % cell(line) for line in problems]
-    verdict = merge.verdict(codes)
+    verdict = report.verdict(codes)
     head = ['## %s, exit %s' % (cell(report.summary_line(total)), exit_cell(verdict)), '',
             '| variant | passed | failed | skipped | exit |', '|---|---:|---:|---:|---|']
     if not dirs:

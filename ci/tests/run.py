@@ -3,16 +3,20 @@
 
 usage: ci/tests/run.py OUTDIR
 Writes OUTDIR/results.json in the contract's schema (variant "pipeline"),
-prints each failure and the summary line; exit 0 or 1.
+prints each failure and the summary line; exit 0 or 1, or 2 when the
+tests could not be run or recorded (a full disk: nothing was judged).
 """
 
 import json
 import os
 import sys
 import time
+import traceback
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'results'))
+import report  # noqa: E402  ci/results/report.py: machine_fault
 
 
 class Recorder(unittest.TextTestResult):
@@ -63,8 +67,21 @@ def main(argv):
     if len(argv) != 2:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
-    outdir = argv[1]
+    try:
+        return run(argv[1])
+    except Exception as e:      # noqa: BLE001 - Python's own 1 would read as a failed test
+        traceback.print_exc()
+        fault = report.machine_fault(e)
+        print('nsfd: pipeline: the tests could not be run or recorded (%s): nothing was judged'
+              % ('the machine: ' + fault if fault else '%s: %s' % (type(e).__name__, e)))
+        return 2
+
+
+def run(outdir):
     os.makedirs(outdir, exist_ok=True)
+    # No earlier run's results may stand for this one's (make test reads them).
+    if os.path.exists(os.path.join(outdir, 'results.json')):
+        os.unlink(os.path.join(outdir, 'results.json'))
     suite = unittest.defaultTestLoader.discover(HERE, pattern='test_*.py')
     with open(os.path.join(outdir, 'unittest.log'), 'w') as log:
         result = unittest.TextTestRunner(stream=log, verbosity=2,

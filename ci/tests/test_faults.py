@@ -5,10 +5,13 @@ at a time. Each case is an exit path of the contract: 0 all passed, 1 a
 test failed, 125 nothing could be built (git bisect skips), 2 nothing was
 judged."""
 
+import ast
 import contextlib
+import functools
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -71,12 +74,17 @@ class World:
         run.jobs = 2
         self.run = run
         self.variant = v = self.another(arch, config)
+        # The host kernel's log is a file of this world (machine.KernelLog):
+        # the fakes write the OOM killer's records there, and no real OOM
+        # kill of this machine reaches a case.
+        self.kmsg = os.path.join(tmp, 'kmsg')
+        open(self.kmsg, 'w').close()
         # The fakes' `#!/usr/bin/env python3` finds this interpreter, not a
         # wrapper in front of it (pyenv's shim costs 0.4 s a start).
         self.env = {'PATH': os.path.dirname(sys.executable) + os.pathsep + os.environ['PATH'],
                     'FAKE_CI': CI, 'FAKE_VMLINUX': fake_vmlinux(),
                     'FAKE_IMAGE': v.conf['KERNEL_IMAGE'], 'NSFD_GUESTS': '1',
-                    'NSFD_PROGRESS_SECS': '30'}
+                    'NSFD_PROGRESS_SECS': '30', 'NSFD_KMSG': self.kmsg}
 
     def another(self, arch='x86_64', config=''):
         """A variant of this world, its QEMU the fake one."""
@@ -264,6 +272,96 @@ class Faults(unittest.TestCase):
         self.assertEqual(stages['selftests'][0], 'build-failed')
         self.assertNotIn('guest', stages)
 
+    # Machine faults: 2 with the cause named, never 1 or 125.
+
+    def test_qemu_killed_by_the_oom_killer_before_its_limit_is_2_naming_the_kill(self):
+        rc, stages = self.go(FAKE_QEMU='oom', NSFD_BOOT_TIMEOUT='300')
+        self.assertEqual(rc, 2, 'QEMU\'s 137 before its limit is no timeout (1)')
+        status, detail = stages['guest']
+        self.assertEqual(status, 'env-error')
+        self.assertRegex(detail, r'^guest 1: qemu ended by SIGKILL after \d+ s, before its 300 s '
+                                 r"limit, not by timeout: the kernel's OOM killer killed "
+                                 r'qemu-system-x86 \(pid \d+\)$')
+        self.assertEqual(self.world.results()['summary']['failed'], 0, 'no test failed for it')
+
+    def machine_fault(self, stage, fault, *named):
+        """FAULT (FAKE_*=...) ends STAGE with env-error, exit 2, its line
+        naming each of NAMED; the stages run."""
+        rc, stages = self.go(**fault)
+        self.assertEqual(rc, 2, 'a machine fault is never 1 or 125: %s' % (stages,))
+        self.assertEqual(stages[stage][0], 'env-error')
+        for n in named:
+            self.assertIn(n, stages[stage][1])
+        return stages
+
+    def test_a_compiler_killed_by_the_oom_killer_is_2_not_125(self):
+        # 125 would have git bisect run skip a good commit for the machine's sake.
+        self.machine_fault('kernel', {'FAKE_KUNIT_BUILD': 'oom'},
+                           '"gcc: fatal error: Killed signal terminated program cc1"',
+                           "the kernel's OOM killer killed cc1 (pid 4242)")
+
+    def test_a_full_disk_in_the_kernel_build_is_2_not_125(self):
+        self.machine_fault('kernel', {'FAKE_KUNIT_BUILD': 'enospc'},
+                           'no space left on device: "fs/.nsfs.o.tmp: No space left on device"')
+
+    def test_a_tool_missing_from_the_kernel_build_is_2_naming_its_package(self):
+        self.machine_fault('kernel', {'FAKE_KUNIT_BUILD': 'notool'},
+                           'flex is not installed: apt-get install flex')
+
+    def test_a_compiler_that_is_not_installed_is_2_naming_its_package(self):
+        self.world.variant.conf['CROSS_COMPILE'] = os.path.join(self.world.tmp, 'riscv64-linux-gnu-')
+        with self.assertRaises(runlog.EnvError) as raised:     # cli.main: exit 2
+            self.go()
+        self.assertIn('riscv64-linux-gnu-gcc is not installed: apt-get install gcc-riscv64-linux-gnu',
+                      str(raised.exception))
+
+    def test_a_linker_killed_in_the_kselftest_build_is_2_not_125(self):
+        stages = self.machine_fault('selftests', {'FAKE_MAKE_SELFTESTS': 'oom'},
+                                    'ld terminated with signal 9 [Killed]')
+        self.assertNotIn('guest', stages)
+
+    def test_a_kunit_boot_whose_qemu_the_oom_killer_took_is_2_not_1(self):
+        # kunit.py reads the cut console as a crash (1): the machine did it.
+        self.machine_fault('kunit', {'FAKE_KUNIT_EXEC': 'oom'},
+                           "the kernel's OOM killer killed qemu-system-x86 (pid 4242)")
+
+    def test_a_full_disk_under_results_json_is_2_and_says_so(self):
+        rc, _ = self.go(FAKE_QEMU='full-disk')
+        self.assertEqual(rc, 2)
+        self.assertIn('report.py variant failed (the machine: no space left on device, not a verdict)',
+                      self.world.progress())
+
+    # Fail closed: a helper that computes an expectation succeeds or the run is 2.
+
+    def test_kunit_objects_that_fail_are_2_never_a_skipped_kunit_stage(self):
+        # A ci/ whose kunit-objects.py fails, everything else the real one.
+        ci = os.path.join(self.world.tmp, 'ci')
+        os.mkdir(ci)
+        for name in os.listdir(CI):
+            if name != 'kunit-objects.py':
+                os.symlink(os.path.join(CI, name), os.path.join(ci, name))
+        with open(os.path.join(ci, 'kunit-objects.py'), 'w') as f:
+            f.write('import sys\nsys.exit("kunit-objects.py: cannot read kunit/append")\n')
+        self.world.run.ci = ci
+        self.world.variant = self.world.another()
+        with self.assertRaises(runlog.EnvError) as raised:     # cli.main: exit 2
+            self.go()
+        self.assertIn('kunit-objects.py failed (exit 1): kunit-objects.py: cannot read kunit/append',
+                      str(raised.exception))
+        self.assertNotIn('kunit', self.world.stages(), 'no KUnit stage, skipped or other')
+        self.assertFalse(os.path.exists(os.path.join(self.world.variant.out, 'results.json')))
+
+    def test_a_kernel_without_its_config_after_the_build_is_2_not_a_skipped_kunit_stage(self):
+        stages = self.machine_fault('kernel', {'FAKE_KUNIT_BUILD': 'noconfig'},
+                                    'cannot say which KUnit suites must run')
+        self.assertNotIn('kunit', stages)
+
+    def test_a_tree_that_cannot_be_searched_for_assembler_includes_builds_without_ccache(self):
+        # The fake tree is no git repository: git grep cannot look.
+        self.assertEqual(self.base.variant.cc_nocache, '1', 'ccache off: the safe side')
+        self.assertIn('cannot search %s for assembler includes' % self.base.variant.src,
+                      self.base.progress())
+
     def judge(self, rc, deciding, world=None):
         """ci/bisect/verdict.py judge on WORLD's results (this case's), as a
         step of ci/bisect/bisect.py does with verdict.judge(): its verdict line (skip is exit
@@ -408,3 +506,396 @@ class Decisions(unittest.TestCase):
         self.assertEqual(decide.guest_limit(2, 0, False), 2 * 17 + 120)
         self.assertEqual(decide.guest_limit(2, None, True), 2 * (45 + 17) + 600)
         self.assertEqual(decide.guest_limit(2, 240, False, '10m'), '10m')
+
+    # Machine faults, decided: 2 with the cause named, never 1 or 125.
+
+    def test_sigkill_before_the_limit_is_the_machine_after_it_a_timeout(self):
+        from pipeline import decide
+        kills = [(77, 'cc1'), (812, 'qemu-system-x86')]
+        status, detail = decide.guest_boot(2, 137, 300, 'qemu-system-x86_64', '', 12.4, kills)
+        self.assertEqual(status, 'env-error', 'SIGKILLed at 12 s of 300: not by timeout(1)')
+        self.assertEqual(detail, "guest 2: qemu-system-x86_64 ended by SIGKILL after 12 s, before "
+                                 "its 300 s limit, not by timeout: the kernel's OOM killer killed "
+                                 "qemu-system-x86 (pid 812)")
+        # timeout --kill-after's own SIGKILL comes after the limit: a timeout.
+        self.assertEqual(decide.guest_boot(1, 137, 300, 'q', '', 310.0, kills)[0], 'timeout')
+        self.assertEqual(decide.guest_boot(1, 124, 300, 'q', '', 300.1)[0], 'timeout')
+        # A limit of timeout(1)'s other units; no kill in the kernel's log.
+        robot = decide.robot_boot(137, '10m', 'qemu', '', 30.0, [])
+        self.assertEqual(robot.status, 'env-error')
+        self.assertTrue(robot.detail.endswith('before its 600 s limit, not by timeout: '
+                                              'killed by SIGKILL before its limit (OOM killer?)'),
+                        robot.detail)
+        self.assertEqual(decide.robot_boot(137, '10m', 'qemu', '', 601.0).status, 'timeout')
+        self.assertEqual([decide.seconds(d) for d in (300, '45', '1.5h', '2d', '10x', '')],
+                         [300, 45, 5400, 172800, None, None])
+
+    def test_the_oom_killers_records_are_read_in_every_form(self):
+        from pipeline import decide
+        log = ('6,700,4000000,-;oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,'
+               'mems_allowed=0,global_oom,task_memcg=/user.slice,task=cc1,pid=4242,uid=0\n'
+               '3,701,4000001,-;Out of memory: Killed process 4242 (cc1) total-vm:1kB\n'
+               '[ 9.1] Memory cgroup out of memory: Killed process 99 (qemu-system-ris) total-vm:1kB\n'
+               '[ 9.2] oom-kill:constraint=CONSTRAINT_NONE,task=qemu-system-x86,pid=5,uid=1000\n'
+               '[ 9.3] Out of memory: Kill process 6 (ld) score 900 or sacrifice child\n'
+               '[ 9.4] Killed process 6 (ld) total-vm:1kB\n')
+        self.assertEqual(decide.oom_kills(log),
+                         [(4242, 'cc1'), (99, 'qemu-system-ris'), (5, 'qemu-system-x86'), (6, 'ld')])
+        self.assertEqual(decide.oom_kills(log, 0), [(4242, 'cc1'), (99, 'qemu-system-ris'), (6, 'ld')],
+                         "another user's process (its uid in the log) is not ours")
+        self.assertEqual(decide.oom_cause(decide.oom_kills(log, 0), 'qemu-system'),
+                         "the kernel's OOM killer killed qemu-system-ris (pid 99)")
+        self.assertIsNone(decide.oom_cause([], ''))
+
+    def test_each_machine_fault_in_a_build_log_is_named_and_a_compile_error_is_not(self):
+        from pipeline import decide
+        killed = [
+            'gcc: fatal error: Killed signal terminated program cc1',
+            'gcc: internal compiler error: Killed (program cc1)',
+            'collect2: fatal error: ld terminated with signal 9 [Killed]',
+            'cc1: out of memory allocating 65536 bytes after a total of 0 bytes',
+            'virtual memory exhausted: Cannot allocate memory',
+            'make[2]: *** [scripts/Makefile.vmlinux:34: vmlinux] Killed',
+            'make[2]: *** [scripts/Makefile.vmlinux:34: vmlinux] Error 137',
+        ]
+        for line in killed:
+            with self.subTest(line=line):
+                fault = decide.build_fault(2, 'CC fs/nsfs.o\n%s\nmake: *** Error 2\n' % line)
+                self.assertEqual(fault, 'killed by the machine: "%s"; the kernel log names no OOM '
+                                        'kill (OOM killer?)' % line)
+        self.assertIn('the build ended by SIGKILL (exit 137)', decide.build_fault(137, ''))
+        for line in ('/usr/bin/ld: final link failed: No space left on device',
+                     "cp: error writing 'x': Disk quota exceeded"):
+            self.assertEqual(decide.build_fault(1, line + '\n'),
+                             'no space left on device: "%s"' % line)
+        for line, pkg in (('/bin/sh: 1: flex: not found', 'flex'),
+                          ('/bin/sh: line 1: bison: command not found', 'bison'),
+                          ('make[1]: riscv64-linux-gnu-gcc: No such file or directory',
+                           'gcc-riscv64-linux-gnu'),
+                          ('make: No such file or directory', 'make'),
+                          ("FileNotFoundError: [Errno 2] No such file or directory: 'make'", 'make')):
+            self.assertIn('is not installed: apt-get install %s ' % pkg,
+                          decide.build_fault(1, line + '\n'), line)
+        # The commit's own failures: build-failed (125), git bisect run skips.
+        for log in ('kernel/nsproxy.c:42:1: error: expected expression before \'}\' token\n'
+                    'make[3]: *** [scripts/Makefile.build:229: kernel/nsproxy.o] Error 1\n',
+                    'fs/nsfs.c:3:10: fatal error: linux/socketat.h: No such file or directory\n',
+                    'ld: vmlinux.o: undefined reference to `socketat\'\n',
+                    # gcc quoting a line of the code under test
+                    "t.c:9:5: error: 'x' undeclared\n    9 |     warn(\"No space left on device\");\n"
+                    '      |     ^\n', ''):
+            self.assertIsNone(decide.build_fault(2, log), log)
+        self.assertEqual(decide.kernel_build(2, False, 'kernel.log', None).status, 'build-failed')
+        self.assertEqual(decide.kernel_build(2, False, 'kernel.log', 'x').status, 'env-error')
+
+    def test_a_missing_tool_names_its_debian_package(self):
+        from pipeline import decide
+        self.assertEqual(decide.missing_tool('/usr/bin/qemu-system-riscv64'),
+                         'qemu-system-riscv64 is not installed: apt-get install qemu-system-misc '
+                         '(or ci/deps.sh ARCH as root)')
+        self.assertIn('apt-get install gcc-x86-64-linux-gnu', decide.missing_tool('x86_64-linux-gnu-gcc'))
+        self.assertIn('ci/deps.sh ARCH (as root) installs', decide.missing_tool('frobnicate'))
+        # timeout(1)'s 127: QEMU is not there.
+        status, detail = decide.guest_boot(1, 127, 300, 'qemu-system-x86_64',
+                                           "timeout: failed to run command 'qemu-system-x86_64'",
+                                           0.1)
+        self.assertEqual(status, 'env-error')
+        self.assertIn('apt-get install qemu-system-x86', detail)
+        self.assertIn('apt-get install qemu-system-x86',
+                      decide.robot_boot(127, 600, 'qemu-system-x86_64', '', 0.1).detail)
+
+    def test_a_kunit_py_that_the_machine_killed_is_2(self):
+        from pipeline import decide
+        self.assertEqual(decide.kunit_exec(137, '', 'kunit.log').status, 'env-error')
+        self.assertEqual(decide.kunit_exec(1, 'crashed', 'kunit.log', [(3, 'cc1')]).status, 'fail',
+                         'another process the OOM killer took says nothing of the KUnit boot')
+        self.assertEqual(decide.kunit_exec(1, 'crashed', 'kunit.log',
+                                           [(3, 'qemu-system-x86')]).status, 'env-error')
+
+    def test_the_kernel_log_is_read_from_the_stage_start_only(self):
+        from pipeline import machine
+        with tempfile.TemporaryDirectory() as d:
+            kmsg = os.path.join(d, 'kmsg')
+            with open(kmsg, 'w') as f:
+                f.write('3,1,1,-;Out of memory: Killed process 1 (before) total-vm:1kB\n')
+            saved = os.environ.get('NSFD_KMSG')
+            os.environ['NSFD_KMSG'] = kmsg
+            try:
+                log = machine.KernelLog()
+                with open(kmsg, 'a') as f:
+                    f.write('3,2,2,-;Out of memory: Killed process 2 (during) total-vm:1kB\n'
+                            ' SUBSYSTEM=memory\n')
+                self.assertEqual(log.read(), 'Out of memory: Killed process 2 (during) '
+                                             'total-vm:1kB\n SUBSYSTEM=memory\n')
+                self.assertEqual(log.read(), '', 'read once')
+                os.environ['NSFD_KMSG'] = os.path.join(d, 'none')
+                self.assertEqual(machine.KernelLog().read(), '', 'an unreadable log is empty')
+            finally:
+                if saved is None:
+                    os.environ.pop('NSFD_KMSG')
+                else:
+                    os.environ['NSFD_KMSG'] = saved
+
+    def test_each_guest_is_timed_when_it_ends_not_when_the_one_before_it_does(self):
+        from unittest import mock
+        from pipeline import bootwatch
+
+        class Child:
+            pid = 0
+
+            def __init__(self, polls, rc):
+                self.polls, self.rc, self.returncode = polls, rc, None
+
+            def poll(self):
+                self.polls -= 1
+                if self.polls <= 0:
+                    self.returncode = self.rc
+                return self.returncode
+        clock = iter(range(1000))
+        first, second = Child(3, -9), Child(1, 0)     # the second ends first
+        boots = [bootwatch.Boot('guest %d' % n, 'guest', c, '/nonexistent', started=0)
+                 for n, c in ((1, first), (2, second))]
+        with mock.patch.object(bootwatch.time, 'monotonic', lambda: next(clock)), \
+                mock.patch.object(bootwatch.time, 'sleep', lambda s: None):
+            bootwatch.watch(boots, 10 ** 6, lambda line: None, 'x86_64: guest')
+        self.assertEqual([b.rc for b in boots], [137, 0])
+        self.assertLess(boots[1].seconds, boots[0].seconds)
+
+    def test_an_os_error_of_the_machine_is_named_and_a_bug_is_not(self):
+        sys.path.insert(0, os.path.join(CI, 'results'))
+        import errno
+        import report
+        self.assertEqual(report.machine_fault(OSError(errno.ENOSPC, 'x', 'out/x/results.json')),
+                         'no space left on device (writing out/x/results.json)')
+        self.assertEqual(report.machine_fault(OSError(errno.EDQUOT, 'x')), 'disk quota exceeded')
+        self.assertEqual(report.machine_fault(MemoryError()), 'out of memory')
+        self.assertIsNone(report.machine_fault(OSError(errno.EISDIR, 'x')))
+        self.assertIsNone(report.machine_fault(KeyError('exit_code')))
+
+    def test_a_merge_on_a_full_disk_is_2_and_says_so(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, 'merged'))
+            os.symlink('/dev/full', os.path.join(d, 'merged', 'kcidb.json'))
+            run = subprocess.run([sys.executable, os.path.join(CI, 'results', 'merge.py'), '--out',
+                                  os.path.join(d, 'merged'), os.path.join(d, 'none')],
+                                 capture_output=True, text=True)
+        self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
+        self.assertIn('merge: failed (the machine: no space left on device)', run.stdout)
+        self.assertEqual(run.stdout.splitlines()[-1], 'nsfd: 0 passed, 0 failed, 0 skipped')
+
+    # Fail closed, decided.
+
+    def test_kunit_objects_that_list_fewer_suites_than_kunit_declares_are_2(self):
+        from pipeline import kernel
+        with tempfile.TemporaryDirectory() as ci:
+            script = os.path.join(ci, 'kunit-objects.py')
+            with open(script, 'w') as f:        # one suite of kunit/ only
+                f.write('print("NSFS_KUNIT_TEST\\tfs/nsfs.o\\tnsfs.c\\tnsfs")\n')
+            with self.assertRaises(runlog.EnvError) as raised:
+                kernel._kunit_objects(ci, os.path.join(TOP, 'kunit'))
+            self.assertIn('lists no object for the KUnit suite(s) ns_ops', str(raised.exception))
+            with open(script, 'w') as f:
+                f.write('')
+            with self.assertRaises(runlog.EnvError):
+                kernel._kunit_objects(ci, os.path.join(TOP, 'kunit'))
+        self.assertTrue(kernel._kunit_objects(CI, os.path.join(TOP, 'kunit')), 'the real one')
+
+    def test_an_expected_list_that_cannot_be_read_is_2_not_empty(self):
+        sys.path.insert(0, os.path.join(CI, 'results'))
+        import report
+        with tempfile.TemporaryDirectory() as top:
+            self.assertRaises(ValueError, report.expected_kselftests, top)
+            self.assertRaises(ValueError, report.expected_kunit_suites, top)
+            with open(os.path.join(top, 'stages.tsv'), 'w') as f:
+                f.write('kernel\tok\t1.0\t\nguest\tok\t1.0\t\n')
+            out = subprocess.run([sys.executable, os.path.join(CI, 'results', 'report.py'),
+                                  'variant', top, '--arch', 'x86_64', '--variant', 'x86_64',
+                                  '--patched', '--sources', top], capture_output=True, text=True)
+        self.assertEqual(out.returncode, 2, out.stdout)
+        self.assertIn('lists no TEST_GEN_PROGS', out.stderr)
+
+    def test_the_robots_git_and_config_misses_fail_closed(self):
+        from pipeline import robot
+        r = robot.Robot(runlog.Say(io.StringIO()), 'x86_64')
+        r.src = os.path.join(tempfile.gettempdir(), 'nsfd-no-such-tree')
+        with self.assertRaises(runlog.EnvError):
+            r.git('rev-parse', 'nsfd-base')
+        self.assertEqual(r.git('am', '--abort', may_fail=True), '')
+        self.assertIsNone(r.config_misses('/nonexistent/config', '/nonexistent/.config'),
+                          'no list, not an empty one')
+
+    # One code per situation.
+
+    def test_a_missing_results_json_is_2_in_make_tests_summary_as_in_merge(self):
+        with tempfile.TemporaryDirectory() as d:
+            summary = subprocess.run([sys.executable, os.path.join(CI, 'results', 'report.py'),
+                                      'summary', os.path.join(d, 'results.json')],
+                                     capture_output=True, text=True)
+            merge = subprocess.run([sys.executable, os.path.join(CI, 'results', 'merge.py'), '--out',
+                                    os.path.join(d, 'merged'), d], capture_output=True, text=True)
+        self.assertEqual((summary.returncode, merge.returncode), (2, 2), summary.stdout + merge.stdout)
+        self.assertIn('nothing was judged there', summary.stdout)
+
+    def test_make_test_honours_its_childrens_own_exits(self):
+        from pipeline import cli
+
+        def make_test(pipeline, robot, summary=0):
+            saved = (cli.Variant, cli.prepare_deps, cli.Run.prepare_tree, cli.procs.run, cli.summary)
+            exits = iter([pipeline, robot])
+            cli.Variant = lambda run, arch, debug=False, config='': mock_variant(run, arch)
+            cli.prepare_deps = lambda *a: None
+            cli.Run.prepare_tree = lambda self: None
+            cli.procs.run = lambda cmd, **kw: next(exits)
+            cli.summary = lambda *results: summary
+            try:
+                return cli.cmd_test(lambda msg: None, cli.parse(['test'])[1])
+            finally:
+                cli.Variant, cli.prepare_deps, cli.Run.prepare_tree, cli.procs.run, cli.summary = saved
+
+        class mock_variant:
+            def __init__(self, run, arch):
+                self.out = os.path.join(run.out_root, arch)
+
+            def run_all(self):
+                return 0
+        self.assertEqual(make_test(0, 0), 0)
+        self.assertEqual(make_test(0, 2), 2, 'a robot environment error is 2, not 1')
+        self.assertEqual(make_test(0, 137), 2, 'a robot killed by SIGKILL is 2')
+        self.assertEqual(make_test(2, 0), 2, 'pipeline tests that could not run')
+        self.assertEqual(make_test(0, 125), 125)
+        self.assertEqual(make_test(0, 2, summary=1), 1, '1 wins')
+
+    def test_ci_run_keeps_ci_nsfds_exit_codes(self):
+        with open(os.path.join(TOP, '.ci', 'run')) as f:
+            lines = [l for l in f.read().splitlines() if l.strip() and not l.startswith('#')]
+        self.assertEqual(lines[-1], 'exec ci/nsfd test', 'not make test: make turns 1/125 into 2')
+        self.assertFalse([l for l in lines if 'make' in l.split()], lines)
+
+    def test_the_robots_mail_that_does_not_apply_or_build_is_125_a_killed_compiler_2(self):
+        from pipeline import robot
+        with tempfile.TemporaryDirectory() as out:
+            r = robot.Robot(runlog.Say(io.StringIO()), 'x86_64')
+            r.out = out
+            for log, text, status in (
+                    ('apply.log', 'error: patch failed: net/socket.c:1\n', 'build-failed'),
+                    ('kernel.log', "net/socket.c:9:1: error: expected ';'\n", 'build-failed'),
+                    ('kernel.log', 'gcc: fatal error: Killed signal terminated program cc1\n',
+                     'env-error'),
+                    ('selftests.log', '/bin/sh: 1: bison: not found\n', 'env-error')):
+                with open(os.path.join(out, log), 'w') as f:
+                    f.write(text)
+                self.assertEqual(r.not_built(log, 'x').status, status, text)
+            # verdict.py: the stage's 125 is the robot's exit.
+            with open(os.path.join(out, 'stages.tsv'), 'w') as f:
+                f.write('series\tok\t1\t\napply\tok\t1\t\nconfig\tok\t1\t\n'
+                        'kernel\tbuild-failed\t9\tthe mailed tree does not build\n')
+            open(os.path.join(out, 'config-misses.tsv'), 'w').close()
+            run = subprocess.run([sys.executable, os.path.join(CI, 'robot', 'verdict.py'), out, TOP,
+                                  'x86_64'], capture_output=True, text=True, timeout=60)
+        self.assertEqual(run.returncode, 125, run.stdout + run.stderr)
+
+
+class Tree(unittest.TestCase):
+    """ci/prepare-tree.sh on a small tarball (NSFD_TARBALL): a series that
+    does not apply is 125, a full disk under git am is 2."""
+
+    def prepare(self, git_am_disk_full=False):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        tree = os.path.join(tmp, 'linux-source-6.12')
+        os.makedirs(os.path.join(tree, 'kernel'))
+        with open(os.path.join(tree, 'Makefile'), 'w') as f:
+            f.write('# not the kernel the series applies to\n')
+        subprocess.run(['tar', '-cJf', os.path.join(tmp, 'linux.tar.xz'), '-C', tmp,
+                        'linux-source-6.12'], check=True)
+        env = dict(os.environ, NSFD_TARBALL=os.path.join(tmp, 'linux.tar.xz'))
+        if git_am_disk_full:
+            bin_dir = os.path.join(tmp, 'bin')
+            os.mkdir(bin_dir)
+            with open(os.path.join(bin_dir, 'git'), 'w') as f:
+                f.write('#!/bin/sh\nfor a; do [ "$a" = am ] && { echo "error: unable to write '
+                        'file .git/rebase-apply/patch: No space left on device" >&2; exit 128; }; '
+                        'done\nexec %s "$@"\n' % shutil.which('git'))
+            os.chmod(os.path.join(bin_dir, 'git'), 0o755)
+            env['PATH'] = bin_dir + os.pathsep + env['PATH']
+        return subprocess.run([os.path.join(CI, 'prepare-tree.sh'), os.path.join(tmp, 'src')],
+                              capture_output=True, text=True, env=env, timeout=300)
+
+    def test_a_series_that_does_not_apply_is_125(self):
+        run = self.prepare()
+        self.assertEqual(run.returncode, 125, run.stdout + run.stderr)
+        self.assertIn('does not apply to', run.stderr)
+
+    def test_a_full_disk_under_git_am_is_2_not_125(self):
+        run = self.prepare(git_am_disk_full=True)
+        self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
+        self.assertIn('no space left on device (git am)', run.stderr)
+
+
+class ExitTable(unittest.TestCase):
+    """docs/exit-codes.md: each situation's code on every path, each row
+    naming the make check cases that cover it."""
+    COLUMNS = ['situation', 'run', 'test', 'merge', 'robot', 'bisect step', 'covered by']
+    CODE = re.compile(r'^(?:0|1|2|125|good|bad|skip|abort|—)(?:; (?:0|1|2|125))?(?: \(.*\))?$')
+    CASE = re.compile(r'`(test_\w+)\.(\w+)\.(test_\w+)`')
+
+    def rows(self):
+        with open(os.path.join(TOP, 'docs', 'exit-codes.md')) as f:
+            lines = [l for l in f.read().splitlines() if l.startswith('|')]
+        head = [c.strip() for c in lines[0].strip('|').split('|')]
+        self.assertEqual(head, self.COLUMNS)
+        return [[c.strip() for c in l.strip('|').split('|')] for l in lines[2:]]
+
+    @staticmethod
+    @functools.lru_cache(maxsize=None)
+    def cases(module):
+        """{class: {test methods}} of ci/tests/MODULE.py, inherited ones too."""
+        with open(os.path.join(HERE, module + '.py')) as f:
+            tree = ast.parse(f.read())
+        classes = {c.name: c for c in tree.body if isinstance(c, ast.ClassDef)}
+
+        def methods(name):
+            c = classes.get(name)
+            if c is None:
+                return set()
+            own = {f.name for f in c.body if isinstance(f, ast.FunctionDef)}
+            for base in c.bases:
+                if isinstance(base, ast.Name):
+                    own |= methods(base.id)
+            return own
+        return {name: methods(name) for name in classes}
+
+    def problems(self, row):
+        """What is wrong with one row of the table: a code that is none,
+        a case that does not exist, no case and no 'pending: ' why."""
+        if len(row) != len(self.COLUMNS):
+            return ['%d columns, not %d' % (len(row), len(self.COLUMNS))]
+        out = ['%r is no code' % cell for cell in row[1:-1] if not self.CODE.match(cell)]
+        named = self.CASE.findall(row[-1])
+        if not named and not row[-1].startswith('pending: '):
+            out.append('names no case that covers it, and no "pending: " why')
+        for module, cls, test in named:
+            if not os.path.exists(os.path.join(HERE, module + '.py')):
+                out.append('no ci/tests/%s.py' % module)
+            elif test not in self.cases(module).get(cls, set()):
+                out.append('%s.%s.%s is no make check case' % (module, cls, test))
+        return out
+
+    def test_every_case_the_exit_table_names_exists(self):
+        rows = self.rows()
+        self.assertGreater(len(rows), 20)
+        for row in rows:
+            self.assertEqual(self.problems(row), [], row[0])
+        self.assertEqual(sum(row[-1].startswith('pending') for row in rows), 1,
+                         'only the boot-failure row waits for its case')
+
+    def test_a_row_naming_a_case_that_does_not_exist_is_caught(self):
+        row = ['x', '2', '2', '2', '—', 'abort']
+        self.assertEqual(self.problems(row + ['`test_faults.Faults.test_nothing`']),
+                         ['test_faults.Faults.test_nothing is no make check case'])
+        self.assertEqual(self.problems(row + ['`test_nowhere.Faults.test_x`']),
+                         ['no ci/tests/test_nowhere.py'])
+        self.assertEqual(len(self.problems(row + ['the fault suite'])), 1)
+        self.assertEqual(self.problems(['x', '3', '2', '2', '—', 'abort',
+                                        '`test_bisect.Judge.test_deciding_test_failing_is_bad`']),
+                         ["'3' is no code"])

@@ -4,9 +4,10 @@
 build: .config from the .kunitconfig, vmlinux and the image copied from
 FAKE_VMLINUX, usr/gen_init_cpio. exec: test.log holding the kernel's
 banner and a KTAP where every nsfd suite the .config turns on passes.
-FAKE_KUNIT_BUILD=fail,
-FAKE_KUNIT_EXEC=raise|crash|hang|fail|noboot|early-panic|early-hang (a kernel
-that dies or hangs after its banner, before its tests)."""
+FAKE_KUNIT_BUILD=fail|oom|enospc|notool|noconfig,
+FAKE_KUNIT_EXEC=raise|crash|hang|fail|noboot|oom|early-panic|early-hang (oom:
+the kernel's log, NSFD_KMSG, names the OOM kill; early-*: a kernel that
+dies or hangs after its banner, before its tests)."""
 
 import os
 import shutil
@@ -37,14 +38,38 @@ def write_config():
         f.write('\n'.join(lines) + '\n')
 
 
+def oom_kill(comm):
+    """The record the kernel's OOM killer leaves in its log (NSFD_KMSG)."""
+    with open(os.environ['NSFD_KMSG'], 'a') as f:
+        f.write('6,700,4000000,-;oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,'
+                'mems_allowed=0,global_oom,task_memcg=/,task=%s,pid=4242,uid=%d\n'
+                '3,701,4000001,-;Out of memory: Killed process 4242 (%s) total-vm:1kB\n'
+                % (comm, os.getuid(), comm))
+
+
 if cmd == 'config':
     write_config()
     sys.exit(0)
 
 if cmd == 'build':
     write_config()
-    if os.environ.get('FAKE_KUNIT_BUILD') == 'fail':
+    fault = os.environ.get('FAKE_KUNIT_BUILD')
+    # kunit.py prints make's stderr when the build fails (logging.error).
+    if fault == 'fail':
         print('kernel/nsproxy.c:42:1: error: expected expression before ‘}’ token')
+        sys.exit(1)
+    if fault == 'oom':
+        oom_kill('cc1')
+        print('gcc: fatal error: Killed signal terminated program cc1\ncompilation terminated.\n'
+              'make[3]: *** [scripts/Makefile.build:229: fs/nsfs.o] Error 1')
+        sys.exit(1)
+    if fault == 'enospc':
+        print('fs/.nsfs.o.tmp: No space left on device\n'
+              'make[3]: *** [scripts/Makefile.build:229: fs/nsfs.o] Error 1')
+        sys.exit(1)
+    if fault == 'notool':
+        print('/bin/sh: 1: flex: not found\n'
+              'make[3]: *** [scripts/Makefile.host:9: scripts/kconfig/lexer.lex.c] Error 127')
         sys.exit(1)
     image = os.path.join(kdir, os.environ['FAKE_IMAGE'])
     os.makedirs(os.path.dirname(image), exist_ok=True)
@@ -57,6 +82,8 @@ if cmd == 'build':
     os.chmod(cpio, 0o755)
     with open(os.path.join(kdir, 'init.o'), 'w'):
         pass
+    if fault == 'noconfig':
+        os.unlink(os.path.join(kdir, '.config'))    # gone behind the build's back
     sys.exit(0)
 
 assert cmd == 'exec', cmd
@@ -68,6 +95,12 @@ if mode == 'raise':
     sys.exit(1)
 if mode == 'hang':
     time.sleep(3600)
+if mode == 'oom':
+    # QEMU taken by the OOM killer mid-boot: kunit.py sees its output end
+    # and reports a crash (exit 1), as for a kernel that died.
+    oom_kill('qemu-system-x86')
+    print('[ERROR] Test: kernel crashed (no KTAP end)')
+    sys.exit(1)
 if mode == 'noboot':
     # Dies before QEMU starts (kunit.py writes test.log only then).
     print('[ERROR] could not start qemu-system-x86_64')
