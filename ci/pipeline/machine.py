@@ -14,7 +14,6 @@ fakes append to one).
 import errno
 import os
 import re
-import time
 
 from . import procs
 
