@@ -28,6 +28,7 @@ import re
 REACHED = {
     'kunit': re.compile(r'^(?:<\d+>)?(?:\[\s*\d+\.\d+\]\s*)?\s*(?:KTAP|TAP) version \d+', re.M),
     'guest': re.compile(r'^nsfd-init: ', re.M),
+    'robot': re.compile(r'^robot: ', re.M),         # make robot's init (ci/robot/init)
 }
 # QEMU's own complaint, on the console it shares with the kernel.
 QEMU_ERROR = re.compile(r'^qemu-system-[\w-]+: ', re.M)
@@ -68,7 +69,7 @@ def verdict(end, text):
         return 'pass', ''
     if not started_kernel(end, text):
         return None, ''
-    what = 'its KUnit tests' if kind == 'kunit' else 'the guest init'
+    what = {'kunit': 'its KUnit tests', 'guest': 'the guest init'}.get(kind, 'its init')
     banner = 'after its banner' if BANNER.search(text or '') else 'before its banner'
     how = end.get('end')
     if how == 'hang':

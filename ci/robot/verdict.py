@@ -38,6 +38,7 @@ CI = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(CI, 'results'))
 sys.path.insert(0, CI)
 
+import boots  # noqa: E402
 import console  # noqa: E402
 import identity  # noqa: E402
 import kcidb  # noqa: E402
@@ -203,6 +204,21 @@ def judge(outdir, top, arch):
     # QEMU that never started a kernel judged nothing: the boot stage's
     # env-error is the verdict (2), not the tests it never ran.
     booted = 'boot' in by and by['boot']['status'] != 'env-error'
+    qemu_ran = booted
+    if booted and text is not None:
+        # The boot result: a kernel that died or hung before the robot's
+        # init spoke is a failed boot (1), and nothing more is asked of it.
+        end = {'kind': 'robot', 'end': 'timeout' if by['boot']['status'] == 'timeout' else 'ok',
+               'limit': by['boot']['detail']}
+        status, why = boots.verdict(end, text)
+        if status:
+            tests.append(report.fail('boot', 'boot', 'robot', why) if status == 'fail' else
+                         {'source': 'boot', 'suite': 'boot', 'name': 'robot', 'status': 'pass',
+                          'duration': None, 'reason': ''})
+        booted = status != 'fail'
+        if not booted and identity.console_banners(text):
+            with open(os.path.join(outdir, 'identity-kernel.json')) as f:
+                wrong = identity.check(text, json.load(f))
     if booted and text is not None:
         lines = lines_of(text)
         # The boot's own lines: the kernel log printed again after them
@@ -259,7 +275,7 @@ def judge(outdir, top, arch):
     c = report.counts(tests)
     kernel, build = checkout_facts(top)
     doc = {'arch': arch, 'variant': 'robot-' + arch, 'kernel': kernel,
-           'patched': True, 'build': build, 'judged': {'proven': wrong is None and booted},
+           'patched': True, 'build': build, 'judged': {'proven': wrong is None and qemu_ran},
            'identity_errors': [{'console': 'console.log', 'error': wrong}] if wrong else [],
            'exit_code': code, 'summary': c, 'not_built': unbuilt, 'notes': notes,
            'kselftest_seconds': seconds if text is not None and booted else {},

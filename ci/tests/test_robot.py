@@ -103,7 +103,7 @@ class Verdict(unittest.TestCase):
         self.assertEqual((code, self.failed(doc)), (0, set()))
         progs = len(report.expected_kselftests(TOP))
         suites = len(report.expected_kunit_suites(TOP))
-        self.assertEqual(doc['summary']['passed'], 2 * progs + suites + 2)
+        self.assertEqual(doc['summary']['passed'], 2 * progs + suites + 2 + 1)   # + the boot
         modules = [t for t in doc['tests'] if t.get('how') == 'module']
         self.assertEqual([(t['suite'], t['status']) for t in modules],
                          [('list-kunit-test', 'pass')] * 2)
@@ -198,6 +198,24 @@ class Verdict(unittest.TestCase):
         self.assertIn('environment error: qemu-system-x86_64 exit 1 before a kernel booted', out)
         # The reason is QEMU's, not an identity proof that had no kernel to judge.
         self.assertNotIn('identity', out)
+
+    def test_a_kernel_that_dies_before_the_robots_init_is_a_failed_boot(self):
+        with tempfile.TemporaryDirectory() as d:
+            for name, body in (('console.log', 'early console in setup code\n[    0.0] ' + BANNER +
+                                '\n[    0.1] Kernel panic - not syncing: early-boot drill\n'),
+                               ('config-misses.tsv', ''), ('stages.tsv', 'boot\tok\t3.0\t\n'),
+                               ('identity-kernel.json', json.dumps(IDENT))):
+                with open(os.path.join(d, name), 'w') as f:
+                    f.write(body)
+            run = subprocess.run([sys.executable, VERDICT, d, TOP, 'x86_64'],
+                                 capture_output=True, text=True, timeout=60)
+            with open(os.path.join(d, 'results.json')) as f:
+                doc = json.load(f)
+        self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
+        self.assertEqual([(t['suite'], t['name'], t['status']) for t in doc['tests']],
+                         [('boot', 'robot', 'fail')])
+        self.assertIn('early-boot drill', doc['tests'][0]['reason'])
+        self.assertTrue(doc['judged']['proven'])
 
     def test_a_verdict_that_raises_is_exit_2(self):
         with tempfile.TemporaryDirectory() as d:
