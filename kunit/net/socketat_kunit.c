@@ -793,6 +793,3 @@ static struct kunit_suite socketat_test_suite = {
 };
 
 kunit_test_suite(socketat_test_suite);
-
-MODULE_DESCRIPTION("KUnit tests for socketat(2)");
-MODULE_LICENSE("GPL");

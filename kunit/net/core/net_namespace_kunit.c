@@ -128,6 +128,3 @@ static struct kunit_suite get_net_ns_by_fd_test_suite = {
 };
 
 kunit_test_suite(get_net_ns_by_fd_test_suite);
-
-MODULE_DESCRIPTION("KUnit tests for get_net_ns_by_fd()");
-MODULE_LICENSE("GPL");
