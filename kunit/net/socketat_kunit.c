@@ -9,7 +9,6 @@
 #include <linux/capability.h>
 #include <linux/completion.h>
 #include <linux/cred.h>
-#include <linux/delay.h>
 #include <linux/fdtable.h>
 #include <linux/file.h>
 #include <linux/kthread.h>
@@ -27,6 +26,7 @@
 #include <linux/socket.h>
 #include <linux/user_namespace.h>
 #include <linux/utsname.h>
+#include <linux/wait.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
 
@@ -720,14 +720,22 @@ static void socketat_pidfd_of_exited_task_is_esrch(struct kunit *test)
 	struct net *net;
 	struct socketat_task *t = socketat_task_in_private_net(test, &net);
 	const struct cred *nobody = socketat_cred(test, 1000, CAP_EMPTY_SET);
-	int pidfd = socketat_pidfd(test, t->pid), i;
+	int pidfd = socketat_pidfd(test, t->pid);
 	unsigned int base;
 
 	socketat_task_stop(t);
-	/* kthread_stop() returns before the task is released: wait for that. */
-	for (i = 0; i < 500 && pid_has_task(t->pid, PIDTYPE_PID); i++)
-		msleep(20);
-	KUNIT_ASSERT_FALSE(test, pid_has_task(t->pid, PIDTYPE_PID));
+	/*
+	 * kthread_stop() returns once the thread is through exit_mm() (its
+	 * vfork_done), before exit_notify() releases it from its pid; until
+	 * then those who may not ptrace it see EPERM, not ESRCH. The release
+	 * is an event: it wakes the pid's wait queue (__change_pid(), what
+	 * poll() on a pidfd reports as EPOLLHUP). The bound only makes a task
+	 * that is never released a failure instead of a hung case.
+	 */
+	wait_event_timeout(t->pid->wait_pidfd,
+			   !pid_has_task(t->pid, PIDTYPE_PID), 10 * HZ);
+	KUNIT_ASSERT_FALSE_MSG(test, pid_has_task(t->pid, PIDTYPE_PID),
+			       "task not released 10 s after kthread_stop()");
 	base = socketat_net_count(net);
 
 	KUNIT_EXPECT_EQ(test, __sys_socketat(pidfd, AF_UNIX, SOCK_DGRAM, 0),
