@@ -173,6 +173,12 @@ static struct cred *ns_kunit_userns_cred(struct kunit *test,
  * pid namespace of its own (@inner). It waits until the case lets it go.
  * Forked with CLONE_PARENT, as the async usermode helper is: it is
  * kthreadd's child, which ignores SIGCHLD, so it is reaped when it exits.
+ * With @reap it is the case's own child instead, as the sync usermode
+ * helper's is, and the case reaps it with kernel_wait(), the one event
+ * that says a task is gone with everything do_exit() drops (its mm, its
+ * namespaces, its pid): ns_kunit_child_reap(). Such a child must be
+ * reaped by the case's own kthread; if the case aborts first, it is
+ * re-parented to init, as any orphan is.
  * Let go, it still wakes in @release and decrements release.done: the
  * case waits for @exited before it frees @c, or that late write would land
  * in whatever reuses the memory, such as a KUnit action (at its kref).
@@ -192,6 +198,7 @@ struct ns_kunit_child {
 	pid_t gc_pid;
 	int unshare_err;
 	bool unshare_pid;
+	bool reap;
 	unsigned long flags;
 	pid_t pid;
 };
@@ -291,12 +298,13 @@ static void ns_kunit_child_stop(void *data)
 
 /*
  * Fork a child with @cred (copied as its own) and @flags; with
- * @unshare_pid it then unshares CLONE_NEWPID, as unshare(2) does.
+ * @unshare_pid it then unshares CLONE_NEWPID, as unshare(2) does; with
+ * @reap it is the case's child, for ns_kunit_child_reap().
  */
 static struct ns_kunit_child *ns_kunit_child_start(struct kunit *test,
 						   struct cred *cred,
 						   unsigned long flags,
-						   bool unshare_pid)
+						   bool unshare_pid, bool reap)
 {
 	struct ns_kunit_child *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	const struct cred *old = NULL;
@@ -307,13 +315,23 @@ static struct ns_kunit_child *ns_kunit_child_start(struct kunit *test,
 	init_completion(&c->exited);
 	c->flags = flags;
 	c->unshare_pid = unshare_pid;
+	c->reap = reap;
 	init_completion(&c->gc_ready);
 	init_completion(&c->gc_release);
 	init_completion(&c->gc_exited);
+	/*
+	 * A kthread ignores SIGCHLD, so its children reap themselves. To
+	 * wait for one, as call_usermodehelper_exec_sync() does, the case's
+	 * kthread takes the default action, which leaves the exited child
+	 * for kernel_wait(). The kthread is the case's alone and ends with
+	 * it: nothing else sees this.
+	 */
+	if (reap)
+		kernel_sigaction(SIGCHLD, SIG_DFL);
 	if (cred)
 		old = override_creds(cred);
 	c->pid = user_mode_thread(ns_kunit_child_fn, c,
-				  flags | CLONE_PARENT | SIGCHLD);
+				  flags | (reap ? 0 : CLONE_PARENT) | SIGCHLD);
 	if (cred)
 		revert_creds(old);
 	KUNIT_ASSERT_GT_MSG(test, c->pid, 0, "fork");
@@ -334,25 +352,27 @@ static struct ns_kunit_child *ns_kunit_child_start(struct kunit *test,
 }
 
 #ifdef CONFIG_USER_NS
+/*
+ * Let @c, a child forked with @reap, go and reap it: once kernel_wait()
+ * has it, the child has been through all of do_exit() (exit_mm() and
+ * exit_task_namespaces() come before exit_notify()) and release_task(),
+ * so nothing of it holds the case's mm or a namespace any more, but
+ * for what RCU callbacks free after it (its struct pid and task_struct,
+ * and with the latter its cred).
+ */
+static void ns_kunit_child_reap(struct kunit *test, struct ns_kunit_child *c)
+{
+	int status = 0;
+
+	KUNIT_ASSERT_TRUE(test, c->reap);
+	kunit_release_action(test, ns_kunit_child_stop, c);
+	KUNIT_ASSERT_EQ_MSG(test, kernel_wait(c->pid, &status), c->pid,
+			    "reap child %d", c->pid);
+	KUNIT_EXPECT_EQ(test, status, 0);
+}
+
 KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_kern_unmount, kern_unmount,
 			    struct vfsmount *);
-
-/*
- * Wait (10 s at most) until @task, a child let go, has dropped its mm, and
- * drop the reference to @task.
- */
-static void ns_kunit_wait_mm_released(struct kunit *test,
-				      struct task_struct *task)
-{
-	unsigned long until = jiffies + 10 * HZ;
-	bool released;
-
-	while (READ_ONCE(task->mm) && time_before(jiffies, until))
-		msleep(20);
-	released = !READ_ONCE(task->mm);
-	put_task_struct(task);
-	KUNIT_ASSERT_TRUE_MSG(test, released, "child still holds the mm");
-}
 
 /*
  * Map root of @cred's user namespace to its creator, root: fork a task with
@@ -364,8 +384,7 @@ static void ns_kunit_wait_mm_released(struct kunit *test,
 static void ns_kunit_map_root(struct kunit *test, struct cred *cred)
 {
 	struct ns_kunit_child *child = ns_kunit_child_start(test, cred, 0,
-							     false);
-	struct task_struct *task;
+							     false, true);
 	static const char map[] = "0 0 1\n";
 	static const char *const files[] = { "uid_map", "gid_map" };
 	struct file_system_type *proc = get_fs_type("proc");
@@ -404,12 +423,11 @@ static void ns_kunit_map_root(struct kunit *test, struct cred *cred)
 	/*
 	 * The child shares the case's mm (user_mode_thread() is CLONE_VM):
 	 * timens_install() refuses a task that is not single-threaded in
-	 * that sense, so the child must be gone, mm and all, before the case.
+	 * that sense, so the child must be gone, mm and all, before the case:
+	 * reaped.
 	 */
 	kunit_release_action(test, ns_kunit_kern_unmount, mnt);
-	task = get_task_struct(child->task);
-	kunit_release_action(test, ns_kunit_child_stop, child);
-	ns_kunit_wait_mm_released(test, task);
+	ns_kunit_child_reap(test, child);
 }
 #endif
 
@@ -450,7 +468,8 @@ static struct ns_kunit_target *ns_kunit_target(struct kunit *test)
 		t->user_cred = ns_kunit_userns_cred(test, t->owner_cred);
 		t->target = &t->user_cred->user_ns->ns;
 		/* userns_get() reads the objective cred: a task of its own. */
-		t->child = ns_kunit_child_start(test, t->user_cred, 0, false);
+		t->child = ns_kunit_child_start(test, t->user_cred, 0, false,
+						false);
 		KUNIT_ASSERT_PTR_EQ(test,
 				    &task_cred_xxx(t->child->task, user_ns)->ns,
 				    t->target);
@@ -460,7 +479,7 @@ static struct ns_kunit_target *ns_kunit_target(struct kunit *test)
 #ifdef CONFIG_PID_NS
 	case CLONE_NEWPID:
 		t->child = ns_kunit_child_start(test, t->owner_cred,
-						CLONE_NEWPID, false);
+						CLONE_NEWPID, false, false);
 		t->target = &task_active_pid_ns(t->child->task)->ns;
 		KUNIT_ASSERT_PTR_NE(test, t->target, &init_pid_ns.ns);
 		return t;
@@ -660,7 +679,7 @@ static void pid_and_pid_for_children_get_their_own_namespace(struct kunit *test)
 	struct ns_kunit_child *c;
 
 	ns_kunit_pair(test, "pid", "CONFIG_PID_NS", pair);
-	c = ns_kunit_child_start(test, NULL, 0, true);
+	c = ns_kunit_child_start(test, NULL, 0, true, false);
 	KUNIT_ASSERT_EQ(test, c->unshare_err, 0);
 	KUNIT_ASSERT_GT_MSG(test, c->gc_pid, 0, "fork into pid_for_children");
 	want[0] = &task_active_pid_ns(c->task)->ns;
