@@ -440,9 +440,12 @@ struct ns_kunit_target {
 	struct nsproxy *nsp;		/* the others: holds the target */
 	struct ns_kunit_child *child;	/* pid, user: a task in the target */
 	struct ns_common *target;
+	bool reap;			/* @child is the case's to reap */
 };
 
-static struct ns_kunit_target *ns_kunit_target(struct kunit *test)
+/* The target of the case's entry; with @reap, a @child the case reaps. */
+static struct ns_kunit_target *__ns_kunit_target(struct kunit *test,
+						 bool reap)
 {
 	struct ns_kunit_target *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 	const struct proc_ns_operations *ops = ns_kunit_ops(test);
@@ -451,6 +454,7 @@ static struct ns_kunit_target *ns_kunit_target(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	t->ops = ops;
+	t->reap = reap;
 	t->owner = &init_user_ns;
 #ifdef CONFIG_USER_NS
 	t->owner_cred = ns_kunit_userns_cred(test, NULL);
@@ -469,7 +473,7 @@ static struct ns_kunit_target *ns_kunit_target(struct kunit *test)
 		t->target = &t->user_cred->user_ns->ns;
 		/* userns_get() reads the objective cred: a task of its own. */
 		t->child = ns_kunit_child_start(test, t->user_cred, 0, false,
-						false);
+						t->reap);
 		KUNIT_ASSERT_PTR_EQ(test,
 				    &task_cred_xxx(t->child->task, user_ns)->ns,
 				    t->target);
@@ -479,7 +483,7 @@ static struct ns_kunit_target *ns_kunit_target(struct kunit *test)
 #ifdef CONFIG_PID_NS
 	case CLONE_NEWPID:
 		t->child = ns_kunit_child_start(test, t->owner_cred,
-						CLONE_NEWPID, false, false);
+						CLONE_NEWPID, false, t->reap);
 		t->target = &task_active_pid_ns(t->child->task)->ns;
 		KUNIT_ASSERT_PTR_NE(test, t->target, &init_pid_ns.ns);
 		return t;
@@ -518,6 +522,11 @@ static struct ns_kunit_target *ns_kunit_target(struct kunit *test)
 	KUNIT_ASSERT_PTR_NE(test, t->target,
 			    ns_kunit_nsproxy_ns(current->nsproxy, ops));
 	return t;
+}
+
+static struct ns_kunit_target *ns_kunit_target(struct kunit *test)
+{
+	return __ns_kunit_target(test, false);
 }
 
 /* The task whose entry is the target, while the case is inside it. */
@@ -761,24 +770,74 @@ static enum ucount_type ns_kunit_ucount_type(int type)
 	return UCOUNT_MNT_NAMESPACES;
 }
 
-/* Drop everything that holds the target, as the KUnit actions would. */
+/*
+ * Drop everything that holds the target, as the KUnit actions would; its
+ * task, if it has one, is reaped (a target made with @reap).
+ */
 static void ns_kunit_target_release(struct kunit *test,
 				    struct ns_kunit_target *t)
 {
 	if (t->nsp)
 		kunit_release_action(test, ns_kunit_put_nsproxy, t->nsp);
 	if (t->child)
-		kunit_release_action(test, ns_kunit_child_stop, t->child);
+		ns_kunit_child_reap(test, t->child);
 	if (t->user_cred)
 		kunit_release_action(test, ns_kunit_put_cred, t->user_cred);
 }
 
 /*
- * ipc, net and user namespaces are freed from a work item and pid
- * namespaces from an RCU callback, whose queues are private to their
- * files: the case polls for the free, for up to this long.
+ * After the last put, a struct pid puts its pid namespace, a task_struct
+ * its cred, a cred its user namespace and a pid namespace its charge
+ * from RCU callbacks, each stage queued by the one before it. In 6.12
+ * the chains are two stages deep (struct pid, then pid namespace;
+ * task_struct, then cred); the bound leaves room for a deeper one.
+ */
+#define NS_KUNIT_RCU_STAGES	4
+/*
+ * ipc, net and user namespaces are then freed from a work item, which
+ * nothing here can wait for (see ns_kunit_wait_uncharged()): at most
+ * this long, reading the count every NS_KUNIT_POLL_MS.
  */
 #define NS_KUNIT_FREE_WAIT_MS	10000
+#define NS_KUNIT_POLL_MS	10
+
+/*
+ * The count @charged of namespaces of @t's type charged to its owner,
+ * once what the release of the target set off has run, waited for by
+ * its events where it has one:
+ * - uts, mnt, cgroup and time namespaces are freed by the last put
+ *   itself;
+ * - a task in the target (pid, user) was reaped by
+ *   ns_kunit_target_release();
+ * - the RCU callbacks those leave behind: rcu_barrier() returns once
+ *   every callback queued before it has run, so one per stage;
+ * - ipc, net and user namespaces are freed from a work item:
+ *   free_ipc_work on system_wq, cleanup_net() on netns_wq, the
+ *   namespace's own work on system_wq. None can be waited for from
+ *   here: the first two are static to their files, the third is freed
+ *   by the function it runs (flush_work() on it would read freed
+ *   memory), and flushing a system-wide workqueue is not allowed. The
+ *   count is what that work does last (dec_ucount(), after the free),
+ *   and the owner is the case's own, so only this free can make it
+ *   zero; a work item still queued after NS_KUNIT_FREE_WAIT_MS on a
+ *   kernel that runs nothing else is stuck, a failure as well.
+ */
+static long ns_kunit_wait_uncharged(struct ns_kunit_target *t,
+				    atomic_long_t *charged)
+{
+	unsigned long deadline;
+	int i;
+
+	for (i = 0; i < NS_KUNIT_RCU_STAGES && atomic_long_read(charged); i++)
+		rcu_barrier();
+	if (t->ops->type != CLONE_NEWIPC && t->ops->type != CLONE_NEWNET &&
+	    t->ops->type != CLONE_NEWUSER)
+		return atomic_long_read(charged);
+	deadline = jiffies + msecs_to_jiffies(NS_KUNIT_FREE_WAIT_MS);
+	while (atomic_long_read(charged) && time_before(jiffies, deadline))
+		msleep(NS_KUNIT_POLL_MS);
+	return atomic_long_read(charged);
+}
 #endif
 
 /*
@@ -790,11 +849,9 @@ static void ns_kunit_target_release(struct kunit *test,
 static void ns_entry_last_put_frees_the_namespace(struct kunit *test)
 {
 #ifdef CONFIG_USER_NS
-	struct ns_kunit_target *t = ns_kunit_target(test);
+	struct ns_kunit_target *t = __ns_kunit_target(test, true);
 	enum ucount_type type = ns_kunit_ucount_type(t->ops->type);
-	unsigned long deadline;
 	struct ucounts *uc;
-	long now;
 
 	/* Namespaces of the case are charged to the kthread's euid, 0. */
 	uc = alloc_ucounts(t->owner, GLOBAL_ROOT_UID);
@@ -805,13 +862,10 @@ static void ns_entry_last_put_frees_the_namespace(struct kunit *test)
 	KUNIT_ASSERT_GE(test, atomic_long_read(&uc->ucount[type]), 1);
 
 	ns_kunit_target_release(test, t);
-	deadline = jiffies + msecs_to_jiffies(NS_KUNIT_FREE_WAIT_MS);
-	while ((now = atomic_long_read(&uc->ucount[type])) != 0 &&
-	       time_before(jiffies, deadline))
-		msleep(20);
-	KUNIT_EXPECT_EQ_MSG(test, now, 0,
-			    "%s: not freed %d ms after its last put",
-			    t->ops->name, NS_KUNIT_FREE_WAIT_MS);
+	KUNIT_EXPECT_EQ_MSG(test,
+			    ns_kunit_wait_uncharged(t, &uc->ucount[type]), 0L,
+			    "%s: still charged to its owner after its last put",
+			    t->ops->name);
 #else
 	kunit_skip(test,
 		   "CONFIG_USER_NS is off: init_user_ns's counts are the system's");
