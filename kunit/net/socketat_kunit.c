@@ -748,34 +748,52 @@ static void socketat_pidfd_of_exited_task_is_esrch(struct kunit *test)
 }
 
 /*
+ * Fill the case's fd table up to RLIMIT_NOFILE with fds of @fd's file,
+ * as a process at its limit has it: after this, no fd can be had. The
+ * kthread's table is its own (socketat_test_init()), and its exit closes
+ * them with the rest. The limit is the kthread's, read and never written:
+ * do_prlimit() is private to kernel/sys.c, and another task's rlimits
+ * are not the case's to change.
+ */
+static void socketat_fill_fd_table(struct kunit *test, int fd)
+{
+	unsigned long limit = rlimit(RLIMIT_NOFILE), n;
+	struct file *file;
+	int ret = 0;
+
+	if (limit > 65536)
+		kunit_skip(test, "RLIMIT_NOFILE is %lu: too many fds to fill",
+			   limit);
+	file = fget(fd);
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	for (n = 0; n <= limit; n++) {
+		ret = get_unused_fd_flags(0);
+		if (ret < 0)
+			break;
+		fd_install(ret, get_file(file));
+	}
+	fput(file);
+	KUNIT_ASSERT_EQ_MSG(test, ret, -EMFILE,
+			    "%lu new fds and no EMFILE (RLIMIT_NOFILE %lu)", n,
+			    limit);
+}
+
+/*
  * RLIMIT_NOFILE reached: the socket is made in the target, then released
  * when no fd can be had: EMFILE, and the count back where it was.
  */
 static void socketat_emfile_leaves_count_alone(struct kunit *test)
 {
 	struct net *net = socketat_new_net(test, &init_user_ns);
-	int nsfd = socketat_ns_fd(test, &net->ns), ret_nsfd, ret_self;
-	struct rlimit *rlim = &current->signal->rlim[RLIMIT_NOFILE];
+	int nsfd = socketat_ns_fd(test, &net->ns);
 	unsigned int base = socketat_net_count(net);
-	unsigned long cur;
 
-	/*
-	 * The kthread's signal_struct is its own: no one else sees this limit.
-	 */
-	task_lock(current->group_leader);
-	cur = rlim->rlim_cur;
-	rlim->rlim_cur = 0;
-	task_unlock(current->group_leader);
-	ret_nsfd = __sys_socketat(nsfd, AF_UNIX, SOCK_DGRAM, 0);
-	ret_self = __sys_socketat(-1, AF_UNIX, SOCK_DGRAM, 0);
-	task_lock(current->group_leader);
-	rlim->rlim_cur = cur;
-	task_unlock(current->group_leader);
-
-	KUNIT_EXPECT_EQ(test, ret_nsfd, -EMFILE);
-	KUNIT_EXPECT_EQ(test, ret_self, -EMFILE);
+	socketat_fill_fd_table(test, nsfd);
+	KUNIT_EXPECT_EQ(test, __sys_socketat(nsfd, AF_UNIX, SOCK_DGRAM, 0),
+			-EMFILE);
+	KUNIT_EXPECT_EQ(test, __sys_socketat(-1, AF_UNIX, SOCK_DGRAM, 0),
+			-EMFILE);
 	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
-	close_fd(nsfd);
 }
 
 static struct kunit_case socketat_test_cases[] = {
