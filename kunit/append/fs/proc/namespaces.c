@@ -1,4 +1,4 @@
 
-#ifdef CONFIG_NS_OPS_KUNIT_TEST
+#ifdef CONFIG_PROC_NS_KUNIT_TEST
 #include "namespaces_kunit.c"
 #endif
