@@ -1,4 +1,4 @@
 
 #ifdef CONFIG_NSPROXY_KUNIT_TEST
-#include "nsproxy_kunit.c"
+#include "tests/nsproxy_kunit.c"
 #endif

@@ -1,4 +1,4 @@
 
 #ifdef CONFIG_PROC_NS_KUNIT_TEST
-#include "namespaces_kunit.c"
+#include "tests/proc_ns_kunit.c"
 #endif
