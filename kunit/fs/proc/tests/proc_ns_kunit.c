@@ -220,7 +220,6 @@ static struct ns_common *proc_ns_kunit_parent_seen_inside(struct ns_common *ns)
 		pidns_operations.put(got);
 	return got;
 }
-#endif
 
 static int proc_ns_kunit_grandchild_fn(void *data)
 {
@@ -231,6 +230,7 @@ static int proc_ns_kunit_grandchild_fn(void *data)
 	complete(&c->gc_exited);
 	do_exit(0);
 }
+#endif
 
 static int proc_ns_kunit_child_fn(void *data)
 {
