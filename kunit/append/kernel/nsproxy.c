@@ -1,4 +1,4 @@
 
-#ifdef CONFIG_NSPROXY_SETNS_KUNIT_TEST
-#include "nsproxy_kunit.c"
+#ifdef CONFIG_NSPROXY_KUNIT_TEST
+#include "tests/nsproxy_kunit.c"
 #endif

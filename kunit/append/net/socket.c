@@ -1,4 +1,4 @@
 
 #ifdef CONFIG_SOCKETAT_KUNIT_TEST
-#include "socketat_kunit.c"
+#include "tests/socketat_kunit.c"
 #endif

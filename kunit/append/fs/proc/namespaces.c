@@ -1,4 +1,4 @@
 
-#ifdef CONFIG_NS_OPS_KUNIT_TEST
-#include "namespaces_kunit.c"
+#ifdef CONFIG_PROC_NS_KUNIT_TEST
+#include "tests/proc_ns_kunit.c"
 #endif

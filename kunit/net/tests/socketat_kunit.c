@@ -9,7 +9,6 @@
 #include <linux/capability.h>
 #include <linux/completion.h>
 #include <linux/cred.h>
-#include <linux/delay.h>
 #include <linux/fdtable.h>
 #include <linux/file.h>
 #include <linux/kthread.h>
@@ -27,6 +26,7 @@
 #include <linux/socket.h>
 #include <linux/user_namespace.h>
 #include <linux/utsname.h>
+#include <linux/wait.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
 
@@ -720,14 +720,22 @@ static void socketat_pidfd_of_exited_task_is_esrch(struct kunit *test)
 	struct net *net;
 	struct socketat_task *t = socketat_task_in_private_net(test, &net);
 	const struct cred *nobody = socketat_cred(test, 1000, CAP_EMPTY_SET);
-	int pidfd = socketat_pidfd(test, t->pid), i;
+	int pidfd = socketat_pidfd(test, t->pid);
 	unsigned int base;
 
 	socketat_task_stop(t);
-	/* kthread_stop() returns before the task is released: wait for that. */
-	for (i = 0; i < 500 && pid_has_task(t->pid, PIDTYPE_PID); i++)
-		msleep(20);
-	KUNIT_ASSERT_FALSE(test, pid_has_task(t->pid, PIDTYPE_PID));
+	/*
+	 * kthread_stop() returns once the thread is through exit_mm() (its
+	 * vfork_done), before exit_notify() releases it from its pid; until
+	 * then those who may not ptrace it see EPERM, not ESRCH. The release
+	 * is an event: it wakes the pid's wait queue (__change_pid(), what
+	 * poll() on a pidfd reports as EPOLLHUP). The bound only makes a task
+	 * that is never released a failure instead of a hung case.
+	 */
+	wait_event_timeout(t->pid->wait_pidfd,
+			   !pid_has_task(t->pid, PIDTYPE_PID), 10 * HZ);
+	KUNIT_ASSERT_FALSE_MSG(test, pid_has_task(t->pid, PIDTYPE_PID),
+			       "task not released 10 s after kthread_stop()");
 	base = socketat_net_count(net);
 
 	KUNIT_EXPECT_EQ(test, __sys_socketat(pidfd, AF_UNIX, SOCK_DGRAM, 0),
@@ -740,34 +748,52 @@ static void socketat_pidfd_of_exited_task_is_esrch(struct kunit *test)
 }
 
 /*
+ * Fill the case's fd table up to RLIMIT_NOFILE with fds of @fd's file,
+ * as a process at its limit has it: after this, no fd can be had. The
+ * kthread's table is its own (socketat_test_init()), and its exit closes
+ * them with the rest. The limit is the kthread's, read and never written:
+ * do_prlimit() is private to kernel/sys.c, and another task's rlimits
+ * are not the case's to change.
+ */
+static void socketat_fill_fd_table(struct kunit *test, int fd)
+{
+	unsigned long limit = rlimit(RLIMIT_NOFILE), n;
+	struct file *file;
+	int ret = 0;
+
+	if (limit > 65536)
+		kunit_skip(test, "RLIMIT_NOFILE is %lu: too many fds to fill",
+			   limit);
+	file = fget(fd);
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	for (n = 0; n <= limit; n++) {
+		ret = get_unused_fd_flags(0);
+		if (ret < 0)
+			break;
+		fd_install(ret, get_file(file));
+	}
+	fput(file);
+	KUNIT_ASSERT_EQ_MSG(test, ret, -EMFILE,
+			    "%lu new fds and no EMFILE (RLIMIT_NOFILE %lu)", n,
+			    limit);
+}
+
+/*
  * RLIMIT_NOFILE reached: the socket is made in the target, then released
  * when no fd can be had: EMFILE, and the count back where it was.
  */
 static void socketat_emfile_leaves_count_alone(struct kunit *test)
 {
 	struct net *net = socketat_new_net(test, &init_user_ns);
-	int nsfd = socketat_ns_fd(test, &net->ns), ret_nsfd, ret_self;
-	struct rlimit *rlim = &current->signal->rlim[RLIMIT_NOFILE];
+	int nsfd = socketat_ns_fd(test, &net->ns);
 	unsigned int base = socketat_net_count(net);
-	unsigned long cur;
 
-	/*
-	 * The kthread's signal_struct is its own: no one else sees this limit.
-	 */
-	task_lock(current->group_leader);
-	cur = rlim->rlim_cur;
-	rlim->rlim_cur = 0;
-	task_unlock(current->group_leader);
-	ret_nsfd = __sys_socketat(nsfd, AF_UNIX, SOCK_DGRAM, 0);
-	ret_self = __sys_socketat(-1, AF_UNIX, SOCK_DGRAM, 0);
-	task_lock(current->group_leader);
-	rlim->rlim_cur = cur;
-	task_unlock(current->group_leader);
-
-	KUNIT_EXPECT_EQ(test, ret_nsfd, -EMFILE);
-	KUNIT_EXPECT_EQ(test, ret_self, -EMFILE);
+	socketat_fill_fd_table(test, nsfd);
+	KUNIT_EXPECT_EQ(test, __sys_socketat(nsfd, AF_UNIX, SOCK_DGRAM, 0),
+			-EMFILE);
+	KUNIT_EXPECT_EQ(test, __sys_socketat(-1, AF_UNIX, SOCK_DGRAM, 0),
+			-EMFILE);
 	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
-	close_fd(nsfd);
 }
 
 static struct kunit_case socketat_test_cases[] = {
@@ -793,6 +819,3 @@ static struct kunit_suite socketat_test_suite = {
 };
 
 kunit_test_suite(socketat_test_suite);
-
-MODULE_DESCRIPTION("KUnit tests for socketat(2)");
-MODULE_LICENSE("GPL");

@@ -17,15 +17,15 @@
 #include <linux/fs_struct.h>
 #include <linux/mman.h>
 
-struct nsproxy_case {
+struct nsproxy_kunit_case {
 	const char *name;
 	int type;
 	int refs;	/* references install takes on the target */
-	/* The /proc/<pid>/ns entry of the namespace nsproxy_ns() returns. */
+	/* The /proc/<pid>/ns entry of what nsproxy_kunit_ns() returns. */
 	const struct proc_ns_operations *ops;
 };
 
-static const struct nsproxy_case nsproxy_cases[] = {
+static const struct nsproxy_kunit_case nsproxy_kunit_cases[] = {
 #ifdef CONFIG_UTS_NS
 	{ "uts", CLONE_NEWUTS, 1, &utsns_operations },
 #endif
@@ -48,15 +48,17 @@ static const struct nsproxy_case nsproxy_cases[] = {
 #endif
 };
 
-static void nsproxy_case_desc(const struct nsproxy_case *c, char *desc)
+static void nsproxy_kunit_case_desc(const struct nsproxy_kunit_case *c,
+				    char *desc)
 {
 	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
 }
 
-KUNIT_ARRAY_PARAM(nsproxy, nsproxy_cases, nsproxy_case_desc);
+KUNIT_ARRAY_PARAM(nsproxy_kunit_type, nsproxy_kunit_cases,
+		  nsproxy_kunit_case_desc);
 
 /* The namespace of one type in an nsproxy; "for children" where it differs. */
-static struct ns_common *nsproxy_ns(struct nsproxy *nsp, int type)
+static struct ns_common *nsproxy_kunit_ns(struct nsproxy *nsp, int type)
 {
 	switch (type) {
 #ifdef CONFIG_UTS_NS
@@ -89,18 +91,18 @@ static struct ns_common *nsproxy_ns(struct nsproxy *nsp, int type)
 	return NULL;
 }
 
-KUNIT_DEFINE_ACTION_WRAPPER(nsproxy_put_action, put_nsproxy, struct nsproxy *);
-KUNIT_DEFINE_ACTION_WRAPPER(nsproxy_put_cred_action, put_cred,
+KUNIT_DEFINE_ACTION_WRAPPER(nsproxy_kunit_put, put_nsproxy, struct nsproxy *);
+KUNIT_DEFINE_ACTION_WRAPPER(nsproxy_kunit_put_cred, put_cred,
 			    const struct cred *);
-KUNIT_DEFINE_ACTION_WRAPPER(nsproxy_put_nsset_action, put_nsset,
-			    struct nsset *);
+KUNIT_DEFINE_ACTION_WRAPPER(nsproxy_kunit_put_nsset, put_nsset, struct nsset *);
 
 /*
  * prepare_nsset() into @nsset as a caller with @as would (NULL: the test
  * task), undone by put_nsset() when the case ends.
  */
-static void nsproxy_prepare_nsset(struct kunit *test, int flags,
-				  struct nsset *nsset, const struct cred *as)
+static void nsproxy_kunit_prepare_nsset(struct kunit *test, int flags,
+					struct nsset *nsset,
+					const struct cred *as)
 {
 	const struct cred *old = as ? override_creds(as) : NULL;
 	int err = prepare_nsset(flags, nsset);
@@ -109,8 +111,7 @@ static void nsproxy_prepare_nsset(struct kunit *test, int flags,
 		revert_creds(old);
 	KUNIT_ASSERT_EQ(test, err, 0);
 	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test,
-						  nsproxy_put_nsset_action,
+			kunit_add_action_or_reset(test, nsproxy_kunit_put_nsset,
 						  nsset));
 }
 
@@ -118,7 +119,7 @@ static void nsproxy_prepare_nsset(struct kunit *test, int flags,
  * An nsproxy that holds a new namespace of @type and shares the others with
  * the test task. Released when the case ends.
  */
-static struct nsproxy *nsproxy_private(struct kunit *test, int type)
+static struct nsproxy *nsproxy_kunit_private(struct kunit *test, int type)
 {
 	struct fs_struct *fs = copy_fs_struct(current->fs);
 	struct nsproxy *nsp;
@@ -129,38 +130,41 @@ static struct nsproxy *nsproxy_private(struct kunit *test, int type)
 	free_fs_struct(fs);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, nsp);
 	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, nsproxy_put_action,
+			kunit_add_action_or_reset(test, nsproxy_kunit_put,
 						  nsp));
-	KUNIT_ASSERT_PTR_NE(test, nsproxy_ns(nsp, type),
-			    nsproxy_ns(current->nsproxy, type));
+	KUNIT_ASSERT_PTR_NE(test, nsproxy_kunit_ns(nsp, type),
+			    nsproxy_kunit_ns(current->nsproxy, type));
 	return nsp;
 }
 
 /* Every namespace of @nsp but the one of @type is @ref's. */
-static void expect_only_type_differs_from(struct kunit *test,
-					  struct nsproxy *nsp,
-					  struct nsproxy *ref, int type)
+static void nsproxy_kunit_expect_only_type_differs_from(struct kunit *test,
+							struct nsproxy *nsp,
+							struct nsproxy *ref,
+							int type)
 {
-	const struct nsproxy_case *c;
+	const struct nsproxy_kunit_case *c;
 
-	for (c = nsproxy_cases; c < nsproxy_cases + ARRAY_SIZE(nsproxy_cases);
-	     c++) {
+	for (c = nsproxy_kunit_cases;
+	     c < nsproxy_kunit_cases + ARRAY_SIZE(nsproxy_kunit_cases); c++) {
 		if (c->type == type)
 			continue;
-		KUNIT_EXPECT_PTR_EQ_MSG(test, nsproxy_ns(nsp, c->type),
-					nsproxy_ns(ref, c->type),
+		KUNIT_EXPECT_PTR_EQ_MSG(test, nsproxy_kunit_ns(nsp, c->type),
+					nsproxy_kunit_ns(ref, c->type),
 					"%s namespace changed", c->name);
 	}
 }
 
 /* Every namespace of @nsp but the one of @type is the test task's. */
-static void expect_only_type_differs(struct kunit *test, struct nsproxy *nsp,
-				     int type)
+static void nsproxy_kunit_expect_only_type_differs(struct kunit *test,
+						   struct nsproxy *nsp,
+						   int type)
 {
-	expect_only_type_differs_from(test, nsp, current->nsproxy, type);
+	nsproxy_kunit_expect_only_type_differs_from(test, nsp, current->nsproxy,
+						    type);
 }
 
-static int nsproxy_test_init(struct kunit *test)
+static int nsproxy_kunit_init(struct kunit *test)
 {
 	unsigned long addr;
 	int err;
@@ -189,11 +193,11 @@ static int nsproxy_test_init(struct kunit *test)
  * /proc shows as ENOENT: a pid namespace without its init yet is not
  * reachable, and get returns NULL having taken nothing.
  */
-static void get_takes_one_reference_put_drops_one(struct kunit *test)
+static void nsproxy_get_takes_one_reference_put_drops_one(struct kunit *test)
 {
-	const struct nsproxy_case *c = test->param_value;
-	struct nsproxy *priv = nsproxy_private(test, c->type);
-	struct ns_common *target = nsproxy_ns(priv, c->type);
+	const struct nsproxy_kunit_case *c = test->param_value;
+	struct nsproxy *priv = nsproxy_kunit_private(test, c->type);
+	struct ns_common *target = nsproxy_kunit_ns(priv, c->type);
 	struct nsproxy *old = current->nsproxy;
 	struct ns_common *ns;
 	unsigned int base;
@@ -219,36 +223,37 @@ static void get_takes_one_reference_put_drops_one(struct kunit *test)
 }
 
 /* install takes the target's references and switches only its type. */
-static void install_switches_only_that_namespace(struct kunit *test)
+static void nsproxy_install_switches_only_that_namespace(struct kunit *test)
 {
-	const struct nsproxy_case *c = test->param_value;
-	struct nsproxy *priv = nsproxy_private(test, c->type);
-	struct ns_common *target = nsproxy_ns(priv, c->type);
+	const struct nsproxy_kunit_case *c = test->param_value;
+	struct nsproxy *priv = nsproxy_kunit_private(test, c->type);
+	struct ns_common *target = nsproxy_kunit_ns(priv, c->type);
 	struct nsset *nsset = kunit_kzalloc(test, sizeof(*nsset), GFP_KERNEL);
 	unsigned int base;
 
 	KUNIT_ASSERT_NOT_NULL(test, nsset);
-	nsproxy_prepare_nsset(test, c->type, nsset, NULL);
+	nsproxy_kunit_prepare_nsset(test, c->type, nsset, NULL);
 	base = refcount_read(&target->count);
 
 	KUNIT_EXPECT_EQ(test, validate_ns(nsset, target), 0);
-	KUNIT_EXPECT_PTR_EQ(test, nsproxy_ns(nsset->nsproxy, c->type), target);
+	KUNIT_EXPECT_PTR_EQ(test, nsproxy_kunit_ns(nsset->nsproxy, c->type),
+			    target);
 	KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base + c->refs);
-	expect_only_type_differs(test, nsset->nsproxy, c->type);
+	nsproxy_kunit_expect_only_type_differs(test, nsset->nsproxy, c->type);
 	/* Nothing is committed before commit_nsset(). */
-	KUNIT_EXPECT_PTR_NE(test, nsproxy_ns(current->nsproxy, c->type),
+	KUNIT_EXPECT_PTR_NE(test, nsproxy_kunit_ns(current->nsproxy, c->type),
 			    target);
 
-	kunit_release_action(test, nsproxy_put_nsset_action, nsset);
+	kunit_release_action(test, nsproxy_kunit_put_nsset, nsset);
 	KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base);
 }
 
 /* Without CAP_SYS_ADMIN, install fails with EPERM and takes nothing. */
-static void install_without_cap_sys_admin_is_eperm(struct kunit *test)
+static void nsproxy_install_without_cap_sys_admin_is_eperm(struct kunit *test)
 {
-	const struct nsproxy_case *c = test->param_value;
-	struct nsproxy *priv = nsproxy_private(test, c->type);
-	struct ns_common *target = nsproxy_ns(priv, c->type);
+	const struct nsproxy_kunit_case *c = test->param_value;
+	struct nsproxy *priv = nsproxy_kunit_private(test, c->type);
+	struct ns_common *target = nsproxy_kunit_ns(priv, c->type);
 	struct nsset *nsset = kunit_kzalloc(test, sizeof(*nsset), GFP_KERNEL);
 	const struct cred *old;
 	struct cred *cred;
@@ -260,10 +265,10 @@ static void install_without_cap_sys_admin_is_eperm(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, cred);
 	cap_lower(cred->cap_effective, CAP_SYS_ADMIN);
 	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, nsproxy_put_cred_action,
+			kunit_add_action_or_reset(test, nsproxy_kunit_put_cred,
 						  cred));
 	/* The nsset takes the caller's cred, as setns(2) would. */
-	nsproxy_prepare_nsset(test, c->type, nsset, cred);
+	nsproxy_kunit_prepare_nsset(test, c->type, nsset, cred);
 	base = refcount_read(&target->count);
 	old = override_creds(cred);
 	err = validate_ns(nsset, target);
@@ -271,9 +276,10 @@ static void install_without_cap_sys_admin_is_eperm(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, err, -EPERM);
 	KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base);
-	KUNIT_EXPECT_PTR_NE(test, nsproxy_ns(nsset->nsproxy, c->type), target);
-	expect_only_type_differs(test, nsset->nsproxy, c->type);
-	kunit_release_action(test, nsproxy_put_nsset_action, nsset);
+	KUNIT_EXPECT_PTR_NE(test, nsproxy_kunit_ns(nsset->nsproxy, c->type),
+			    target);
+	nsproxy_kunit_expect_only_type_differs(test, nsset->nsproxy, c->type);
+	kunit_release_action(test, nsproxy_kunit_put_nsset, nsset);
 	KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base);
 }
 
@@ -284,18 +290,19 @@ static void install_without_cap_sys_admin_is_eperm(struct kunit *test)
  * included: timens_commit() zaps the vvar pages of the mm the suite's init
  * attached, which has none.
  */
-static void commit_nsset_switches_only_that_namespace(struct kunit *test)
+static void
+nsproxy_commit_nsset_switches_only_that_namespace(struct kunit *test)
 {
-	const struct nsproxy_case *c = test->param_value;
-	struct nsproxy *priv = nsproxy_private(test, c->type);
-	struct ns_common *target = nsproxy_ns(priv, c->type);
+	const struct nsproxy_kunit_case *c = test->param_value;
+	struct nsproxy *priv = nsproxy_kunit_private(test, c->type);
+	struct ns_common *target = nsproxy_kunit_ns(priv, c->type);
 	struct nsset *nsset = kunit_kzalloc(test, sizeof(*nsset), GFP_KERNEL);
 	struct nsproxy *old = current->nsproxy;
-	struct ns_common *before = nsproxy_ns(old, c->type);
+	struct ns_common *before = nsproxy_kunit_ns(old, c->type);
 	unsigned int base;
 
 	KUNIT_ASSERT_NOT_NULL(test, nsset);
-	nsproxy_prepare_nsset(test, c->type, nsset, NULL);
+	nsproxy_kunit_prepare_nsset(test, c->type, nsset, NULL);
 	base = refcount_read(&target->count);
 	KUNIT_ASSERT_EQ(test, validate_ns(nsset, target), 0);
 
@@ -303,11 +310,12 @@ static void commit_nsset_switches_only_that_namespace(struct kunit *test)
 	commit_nsset(nsset);
 	KUNIT_EXPECT_NULL(test, nsset->nsproxy);
 	KUNIT_EXPECT_PTR_NE(test, current->nsproxy, old);
-	KUNIT_EXPECT_PTR_EQ(test, nsproxy_ns(current->nsproxy, c->type),
+	KUNIT_EXPECT_PTR_EQ(test, nsproxy_kunit_ns(current->nsproxy, c->type),
 			    target);
-	expect_only_type_differs_from(test, current->nsproxy, old, c->type);
+	nsproxy_kunit_expect_only_type_differs_from(test, current->nsproxy, old,
+						    c->type);
 	KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base + c->refs);
-	KUNIT_EXPECT_PTR_EQ(test, nsproxy_ns(old, c->type), before);
+	KUNIT_EXPECT_PTR_EQ(test, nsproxy_kunit_ns(old, c->type), before);
 	switch_task_namespaces(current, old);
 	KUNIT_EXPECT_EQ(test, refcount_read(&target->count), base);
 }
@@ -318,7 +326,8 @@ static void commit_nsset_switches_only_that_namespace(struct kunit *test)
  * commit makes that cred the task's; the task's namespaces stay (in the
  * nsset's copy of its nsproxy).
  */
-static void commit_nsset_of_a_userns_switches_only_the_cred(struct kunit *test)
+static void
+nsproxy_commit_nsset_of_a_userns_switches_only_the_cred(struct kunit *test)
 {
 	struct nsset *nsset = kunit_kzalloc(test, sizeof(*nsset), GFP_KERNEL);
 	struct nsproxy *nsp = current->nsproxy;
@@ -331,7 +340,7 @@ static void commit_nsset_of_a_userns_switches_only_the_cred(struct kunit *test)
 	cred = prepare_creds();
 	KUNIT_ASSERT_NOT_NULL(test, cred);
 	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, nsproxy_put_cred_action,
+			kunit_add_action_or_reset(test, nsproxy_kunit_put_cred,
 						  cred));
 	KUNIT_ASSERT_EQ(test, create_user_ns(cred), 0);
 	child = cred->user_ns;
@@ -339,9 +348,9 @@ static void commit_nsset_of_a_userns_switches_only_the_cred(struct kunit *test)
 	/* The commit installs the nsset's copy of @nsp: keep it to compare. */
 	get_nsproxy(nsp);
 	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, nsproxy_put_action,
+			kunit_add_action_or_reset(test, nsproxy_kunit_put,
 						  nsp));
-	nsproxy_prepare_nsset(test, CLONE_NEWUSER, nsset, NULL);
+	nsproxy_kunit_prepare_nsset(test, CLONE_NEWUSER, nsset, NULL);
 	KUNIT_ASSERT_EQ(test, validate_ns(nsset, &child->ns), 0);
 	KUNIT_EXPECT_PTR_EQ(test, nsset->cred->user_ns, child);
 	KUNIT_EXPECT_TRUE(test, cap_raised(nsset->cred->cap_effective,
@@ -350,11 +359,13 @@ static void commit_nsset_of_a_userns_switches_only_the_cred(struct kunit *test)
 
 	commit_nsset(nsset);
 	KUNIT_EXPECT_PTR_EQ(test, current_user_ns(), child);
-	expect_only_type_differs_from(test, current->nsproxy, nsp, 0);
+	nsproxy_kunit_expect_only_type_differs_from(test, current->nsproxy, nsp,
+						    0);
 }
 
 /* setns(2) with a pidfd and no flags, or unknown flags, is EINVAL. */
-static void check_setns_flags_rejects_zero_and_unknown_bits(struct kunit *test)
+static void
+nsproxy_check_setns_flags_rejects_zero_and_unknown_bits(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, check_setns_flags(0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, check_setns_flags(CLONE_VM), -EINVAL);
@@ -366,22 +377,22 @@ static void check_setns_flags_rejects_zero_and_unknown_bits(struct kunit *test)
 }
 
 static struct kunit_case nsproxy_test_cases[] = {
-	KUNIT_CASE_PARAM(get_takes_one_reference_put_drops_one,
-			 nsproxy_gen_params),
-	KUNIT_CASE_PARAM(install_switches_only_that_namespace,
-			 nsproxy_gen_params),
-	KUNIT_CASE_PARAM(install_without_cap_sys_admin_is_eperm,
-			 nsproxy_gen_params),
-	KUNIT_CASE_PARAM(commit_nsset_switches_only_that_namespace,
-			 nsproxy_gen_params),
-	KUNIT_CASE(commit_nsset_of_a_userns_switches_only_the_cred),
-	KUNIT_CASE(check_setns_flags_rejects_zero_and_unknown_bits),
+	KUNIT_CASE_PARAM(nsproxy_get_takes_one_reference_put_drops_one,
+			 nsproxy_kunit_type_gen_params),
+	KUNIT_CASE_PARAM(nsproxy_install_switches_only_that_namespace,
+			 nsproxy_kunit_type_gen_params),
+	KUNIT_CASE_PARAM(nsproxy_install_without_cap_sys_admin_is_eperm,
+			 nsproxy_kunit_type_gen_params),
+	KUNIT_CASE_PARAM(nsproxy_commit_nsset_switches_only_that_namespace,
+			 nsproxy_kunit_type_gen_params),
+	KUNIT_CASE(nsproxy_commit_nsset_of_a_userns_switches_only_the_cred),
+	KUNIT_CASE(nsproxy_check_setns_flags_rejects_zero_and_unknown_bits),
 	{}
 };
 
 static struct kunit_suite nsproxy_test_suite = {
-	.name = "nsproxy_setns",
-	.init = nsproxy_test_init,
+	.name = "nsproxy",
+	.init = nsproxy_kunit_init,
 	.test_cases = nsproxy_test_cases,
 };
 

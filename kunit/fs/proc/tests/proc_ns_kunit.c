@@ -41,33 +41,35 @@
 #include <linux/utsname.h>
 #include <net/net_namespace.h>
 
-KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_put_cred, put_cred, const struct cred *);
-KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_put_nsproxy, put_nsproxy,
+KUNIT_DEFINE_ACTION_WRAPPER(proc_ns_kunit_put_cred, put_cred,
+			    const struct cred *);
+KUNIT_DEFINE_ACTION_WRAPPER(proc_ns_kunit_put_nsproxy, put_nsproxy,
 			    struct nsproxy *);
 #ifdef CONFIG_USER_NS
-KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_put_ucounts, put_ucounts,
+KUNIT_DEFINE_ACTION_WRAPPER(proc_ns_kunit_put_ucounts, put_ucounts,
 			    struct ucounts *);
 #endif
-KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_free_fs, free_fs_struct,
+KUNIT_DEFINE_ACTION_WRAPPER(proc_ns_kunit_free_fs, free_fs_struct,
 			    struct fs_struct *);
-KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_path_put, path_put, const struct path *);
+KUNIT_DEFINE_ACTION_WRAPPER(proc_ns_kunit_path_put, path_put,
+			    const struct path *);
 
-static const struct proc_ns_operations *ns_kunit_ops(struct kunit *test)
+static const struct proc_ns_operations *proc_ns_kunit_ops(struct kunit *test)
 {
 	const struct proc_ns_operations *const *entry = test->param_value;
 
 	return *entry;
 }
 
-static void ns_kunit_entry_desc(const struct proc_ns_operations **entry,
-				char *desc)
+static void proc_ns_kunit_entry_desc(const struct proc_ns_operations **entry,
+				     char *desc)
 {
 	strscpy(desc, (*entry)->name, KUNIT_PARAM_DESC_SIZE);
 }
 
-KUNIT_ARRAY_PARAM(ns_entry, ns_entries, ns_kunit_entry_desc);
+KUNIT_ARRAY_PARAM(proc_ns_entry, ns_entries, proc_ns_kunit_entry_desc);
 
-static unsigned int ns_kunit_count(struct ns_common *ns)
+static unsigned int proc_ns_kunit_count(struct ns_common *ns)
 {
 	return refcount_read(&ns->count);
 }
@@ -77,7 +79,8 @@ static unsigned int ns_kunit_count(struct ns_common *ns)
  * builds can be asked for: they are the ones in ns_entries[].
  */
 static struct ns_common *
-ns_kunit_nsproxy_ns(struct nsproxy *nsp, const struct proc_ns_operations *ops)
+proc_ns_kunit_nsproxy_ns(struct nsproxy *nsp,
+			 const struct proc_ns_operations *ops)
 {
 	switch (ops->type) {
 #ifdef CONFIG_UTS_NS
@@ -113,9 +116,9 @@ ns_kunit_nsproxy_ns(struct nsproxy *nsp, const struct proc_ns_operations *ops)
 }
 
 /* Every namespace of @a but those of @type is @b's. */
-static void ns_kunit_expect_only_type_differs(struct kunit *test,
-					      struct nsproxy *a,
-					      struct nsproxy *b, int type)
+static void proc_ns_kunit_expect_only_type_differs(struct kunit *test,
+						   struct nsproxy *a,
+						   struct nsproxy *b, int type)
 {
 	if (type != CLONE_NEWUTS)
 		KUNIT_EXPECT_PTR_EQ(test, a->uts_ns, b->uts_ns);
@@ -141,8 +144,8 @@ static void ns_kunit_expect_only_type_differs(struct kunit *test,
  * A copy of @from (NULL: the current subjective cred), moved into a new
  * user namespace that is a child of @from's, with all capabilities there.
  */
-static struct cred *ns_kunit_userns_cred(struct kunit *test,
-					 const struct cred *from)
+static struct cred *proc_ns_kunit_userns_cred(struct kunit *test,
+					      const struct cred *from)
 {
 	const struct cred *old = NULL;
 	struct cred *cred;
@@ -158,7 +161,7 @@ static struct cred *ns_kunit_userns_cred(struct kunit *test,
 		revert_creds(old);
 	KUNIT_ASSERT_NOT_NULL(test, cred);
 	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, ns_kunit_put_cred,
+			kunit_add_action_or_reset(test, proc_ns_kunit_put_cred,
 						  cred));
 	err = create_user_ns(cred);
 	KUNIT_ASSERT_EQ_MSG(test, err, 0, "create_user_ns");
@@ -173,11 +176,17 @@ static struct cred *ns_kunit_userns_cred(struct kunit *test,
  * pid namespace of its own (@inner). It waits until the case lets it go.
  * Forked with CLONE_PARENT, as the async usermode helper is: it is
  * kthreadd's child, which ignores SIGCHLD, so it is reaped when it exits.
+ * With @reap it is the case's own child instead, as the sync usermode
+ * helper's is, and the case reaps it with kernel_wait(), the one event
+ * that says a task is gone with everything do_exit() drops (its mm, its
+ * namespaces, its pid): proc_ns_kunit_child_reap(). Such a child must be
+ * reaped by the case's own kthread; if the case aborts first, it is
+ * re-parented to init, as any orphan is.
  * Let go, it still wakes in @release and decrements release.done: the
  * case waits for @exited before it frees @c, or that late write would land
  * in whatever reuses the memory, such as a KUnit action (at its kref).
  */
-struct ns_kunit_child {
+struct proc_ns_kunit_child {
 	struct completion ready, release, exited;
 	struct task_struct *task;
 	struct pid_namespace *inner;
@@ -192,6 +201,7 @@ struct ns_kunit_child {
 	pid_t gc_pid;
 	int unshare_err;
 	bool unshare_pid;
+	bool reap;
 	unsigned long flags;
 	pid_t pid;
 };
@@ -202,7 +212,7 @@ struct ns_kunit_child {
  * namespace. Only the pointer is kept: the child drops the reference at
  * once, and @ns's parent outlives the child's wait.
  */
-static struct ns_common *ns_kunit_parent_seen_inside(struct ns_common *ns)
+static struct ns_common *proc_ns_kunit_parent_seen_inside(struct ns_common *ns)
 {
 	struct ns_common *got = pidns_operations.get_parent(ns);
 
@@ -210,31 +220,31 @@ static struct ns_common *ns_kunit_parent_seen_inside(struct ns_common *ns)
 		pidns_operations.put(got);
 	return got;
 }
-#endif
 
-static int ns_kunit_grandchild_fn(void *data)
+static int proc_ns_kunit_grandchild_fn(void *data)
 {
-	struct ns_kunit_child *c = data;
+	struct proc_ns_kunit_child *c = data;
 
 	complete(&c->gc_ready);
 	wait_for_completion(&c->gc_release);
 	complete(&c->gc_exited);
 	do_exit(0);
 }
+#endif
 
-static int ns_kunit_child_fn(void *data)
+static int proc_ns_kunit_child_fn(void *data)
 {
-	struct ns_kunit_child *c = data;
+	struct proc_ns_kunit_child *c = data;
 
 #ifdef CONFIG_PID_NS
 	if (c->flags & CLONE_NEWPID) {
 		struct pid_namespace *active = task_active_pid_ns(current);
 
 		c->inner = copy_pid_ns(CLONE_NEWPID, current_user_ns(), active);
-		c->own_parent = ns_kunit_parent_seen_inside(&active->ns);
+		c->own_parent = proc_ns_kunit_parent_seen_inside(&active->ns);
 		if (!IS_ERR(c->inner))
 			c->inner_parent =
-				ns_kunit_parent_seen_inside(&c->inner->ns);
+				proc_ns_kunit_parent_seen_inside(&c->inner->ns);
 	}
 	if (c->unshare_pid) {
 		struct nsproxy *nsp = NULL;
@@ -248,8 +258,9 @@ static int ns_kunit_child_fn(void *data)
 			c->for_children = nsp->pid_ns_for_children;
 			switch_task_namespaces(current, nsp);
 			/* Kthreadd's child too: reaped when it exits. */
-			c->gc_pid = user_mode_thread(ns_kunit_grandchild_fn, c,
-						     CLONE_PARENT | SIGCHLD);
+			c->gc_pid =
+				user_mode_thread(proc_ns_kunit_grandchild_fn, c,
+						 CLONE_PARENT | SIGCHLD);
 			if (c->gc_pid > 0)
 				wait_for_completion(&c->gc_ready);
 		}
@@ -270,7 +281,7 @@ static int ns_kunit_child_fn(void *data)
  * Let the child go, wait until it is done with @c, and drop the pid
  * namespace it made for the case (@inner, which the case owns).
  */
-static void ns_kunit_child_release(struct ns_kunit_child *c)
+static void proc_ns_kunit_child_release(struct proc_ns_kunit_child *c)
 {
 	complete(&c->release);
 	wait_for_completion(&c->exited);
@@ -281,24 +292,25 @@ static void ns_kunit_child_release(struct ns_kunit_child *c)
 #endif
 }
 
-static void ns_kunit_child_stop(void *data)
+static void proc_ns_kunit_child_stop(void *data)
 {
-	struct ns_kunit_child *c = data;
+	struct proc_ns_kunit_child *c = data;
 
-	ns_kunit_child_release(c);
+	proc_ns_kunit_child_release(c);
 	put_task_struct(c->task);
 }
 
 /*
  * Fork a child with @cred (copied as its own) and @flags; with
- * @unshare_pid it then unshares CLONE_NEWPID, as unshare(2) does.
+ * @unshare_pid it then unshares CLONE_NEWPID, as unshare(2) does; with
+ * @reap it is the case's child, for proc_ns_kunit_child_reap().
  */
-static struct ns_kunit_child *ns_kunit_child_start(struct kunit *test,
-						   struct cred *cred,
-						   unsigned long flags,
-						   bool unshare_pid)
+static struct proc_ns_kunit_child *
+proc_ns_kunit_child_start(struct kunit *test, struct cred *cred,
+			  unsigned long flags, bool unshare_pid, bool reap)
 {
-	struct ns_kunit_child *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct proc_ns_kunit_child *c =
+		kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	const struct cred *old = NULL;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
@@ -307,24 +319,34 @@ static struct ns_kunit_child *ns_kunit_child_start(struct kunit *test,
 	init_completion(&c->exited);
 	c->flags = flags;
 	c->unshare_pid = unshare_pid;
+	c->reap = reap;
 	init_completion(&c->gc_ready);
 	init_completion(&c->gc_release);
 	init_completion(&c->gc_exited);
+	/*
+	 * A kthread ignores SIGCHLD, so its children reap themselves. To
+	 * wait for one, as call_usermodehelper_exec_sync() does, the case's
+	 * kthread takes the default action, which leaves the exited child
+	 * for kernel_wait(). The kthread is the case's alone and ends with
+	 * it: nothing else sees this.
+	 */
+	if (reap)
+		kernel_sigaction(SIGCHLD, SIG_DFL);
 	if (cred)
 		old = override_creds(cred);
-	c->pid = user_mode_thread(ns_kunit_child_fn, c,
-				  flags | CLONE_PARENT | SIGCHLD);
+	c->pid = user_mode_thread(proc_ns_kunit_child_fn, c,
+				  flags | (reap ? 0 : CLONE_PARENT) | SIGCHLD);
 	if (cred)
 		revert_creds(old);
 	KUNIT_ASSERT_GT_MSG(test, c->pid, 0, "fork");
 	c->task = find_get_task_by_vpid(c->pid);
 	if (!c->task) {
-		ns_kunit_child_release(c);
+		proc_ns_kunit_child_release(c);
 		KUNIT_FAIL_AND_ABORT(test, "forked child %d not found", c->pid);
 	}
 	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, ns_kunit_child_stop,
-						  c));
+			kunit_add_action_or_reset(test,
+						  proc_ns_kunit_child_stop, c));
 	wait_for_completion(&c->ready);
 #ifdef CONFIG_PID_NS
 	if (flags & CLONE_NEWPID)
@@ -334,25 +356,28 @@ static struct ns_kunit_child *ns_kunit_child_start(struct kunit *test,
 }
 
 #ifdef CONFIG_USER_NS
-KUNIT_DEFINE_ACTION_WRAPPER(ns_kunit_kern_unmount, kern_unmount,
-			    struct vfsmount *);
-
 /*
- * Wait (10 s at most) until @task, a child let go, has dropped its mm, and
- * drop the reference to @task.
+ * Let @c, a child forked with @reap, go and reap it: once kernel_wait()
+ * has it, the child has been through all of do_exit() (exit_mm() and
+ * exit_task_namespaces() come before exit_notify()) and release_task(),
+ * so nothing of it holds the case's mm or a namespace any more, but
+ * for what RCU callbacks free after it (its struct pid and task_struct,
+ * and with the latter its cred).
  */
-static void ns_kunit_wait_mm_released(struct kunit *test,
-				      struct task_struct *task)
+static void proc_ns_kunit_child_reap(struct kunit *test,
+				     struct proc_ns_kunit_child *c)
 {
-	unsigned long until = jiffies + 10 * HZ;
-	bool released;
+	int status = 0;
 
-	while (READ_ONCE(task->mm) && time_before(jiffies, until))
-		msleep(20);
-	released = !READ_ONCE(task->mm);
-	put_task_struct(task);
-	KUNIT_ASSERT_TRUE_MSG(test, released, "child still holds the mm");
+	KUNIT_ASSERT_TRUE(test, c->reap);
+	kunit_release_action(test, proc_ns_kunit_child_stop, c);
+	KUNIT_ASSERT_EQ_MSG(test, kernel_wait(c->pid, &status), c->pid,
+			    "reap child %d", c->pid);
+	KUNIT_EXPECT_EQ(test, status, 0);
 }
+
+KUNIT_DEFINE_ACTION_WRAPPER(proc_ns_kunit_kern_unmount, kern_unmount,
+			    struct vfsmount *);
 
 /*
  * Map root of @cred's user namespace to its creator, root: fork a task with
@@ -361,11 +386,10 @@ static void ns_kunit_wait_mm_released(struct kunit *test,
  * map_write() applies its own rules. A user namespace can only be created
  * by a uid that is mapped in its parent.
  */
-static void ns_kunit_map_root(struct kunit *test, struct cred *cred)
+static void proc_ns_kunit_map_root(struct kunit *test, struct cred *cred)
 {
-	struct ns_kunit_child *child = ns_kunit_child_start(test, cred, 0,
-							     false);
-	struct task_struct *task;
+	struct proc_ns_kunit_child *child =
+		proc_ns_kunit_child_start(test, cred, 0, false, true);
 	static const char map[] = "0 0 1\n";
 	static const char *const files[] = { "uid_map", "gid_map" };
 	struct file_system_type *proc = get_fs_type("proc");
@@ -378,7 +402,8 @@ static void ns_kunit_map_root(struct kunit *test, struct cred *cred)
 	put_filesystem(proc);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mnt);
 	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, ns_kunit_kern_unmount,
+			kunit_add_action_or_reset(test,
+						  proc_ns_kunit_kern_unmount,
 						  mnt));
 	buf = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS, 0);
@@ -404,40 +429,44 @@ static void ns_kunit_map_root(struct kunit *test, struct cred *cred)
 	/*
 	 * The child shares the case's mm (user_mode_thread() is CLONE_VM):
 	 * timens_install() refuses a task that is not single-threaded in
-	 * that sense, so the child must be gone, mm and all, before the case.
+	 * that sense, so the child must be gone, mm and all, before the case:
+	 * reaped.
 	 */
-	kunit_release_action(test, ns_kunit_kern_unmount, mnt);
-	task = get_task_struct(child->task);
-	kunit_release_action(test, ns_kunit_child_stop, child);
-	ns_kunit_wait_mm_released(test, task);
+	kunit_release_action(test, proc_ns_kunit_kern_unmount, mnt);
+	proc_ns_kunit_child_reap(test, child);
 }
 #endif
 
 /* A private namespace of one entry's type, and how the entry reaches it. */
-struct ns_kunit_target {
+struct proc_ns_kunit_target {
 	const struct proc_ns_operations *ops;
 	struct cred *owner_cred; /* a cred in @owner; NULL without USER_NS */
 	struct user_namespace *owner; /* what ops->owner(target) must answer */
 	struct cred *user_cred;		/* user: a cred in the target */
 	struct nsproxy *nsp;		/* the others: holds the target */
-	struct ns_kunit_child *child;	/* pid, user: a task in the target */
+	struct proc_ns_kunit_child *child; /* pid, user: a task in the target */
 	struct ns_common *target;
+	bool reap;			/* @child is the case's to reap */
 };
 
-static struct ns_kunit_target *ns_kunit_target(struct kunit *test)
+/* The target of the case's entry; with @reap, a @child the case reaps. */
+static struct proc_ns_kunit_target *__proc_ns_kunit_target(struct kunit *test,
+							   bool reap)
 {
-	struct ns_kunit_target *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
-	const struct proc_ns_operations *ops = ns_kunit_ops(test);
+	struct proc_ns_kunit_target *t =
+		kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	const struct proc_ns_operations *ops = proc_ns_kunit_ops(test);
 	struct fs_struct *fs = NULL;
 	int err;
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	t->ops = ops;
+	t->reap = reap;
 	t->owner = &init_user_ns;
 #ifdef CONFIG_USER_NS
-	t->owner_cred = ns_kunit_userns_cred(test, NULL);
+	t->owner_cred = proc_ns_kunit_userns_cred(test, NULL);
 	t->owner = t->owner_cred->user_ns;
-	ns_kunit_map_root(test, t->owner_cred);
+	proc_ns_kunit_map_root(test, t->owner_cred);
 	KUNIT_ASSERT_PTR_EQ(test, t->owner->parent, &init_user_ns);
 #endif
 
@@ -447,10 +476,11 @@ static struct ns_kunit_target *ns_kunit_target(struct kunit *test)
 		/*
 		 * A grandchild of init_user_ns: its owner is not init_user_ns.
 		 */
-		t->user_cred = ns_kunit_userns_cred(test, t->owner_cred);
+		t->user_cred = proc_ns_kunit_userns_cred(test, t->owner_cred);
 		t->target = &t->user_cred->user_ns->ns;
 		/* userns_get() reads the objective cred: a task of its own. */
-		t->child = ns_kunit_child_start(test, t->user_cred, 0, false);
+		t->child = proc_ns_kunit_child_start(test, t->user_cred, 0,
+						     false, t->reap);
 		KUNIT_ASSERT_PTR_EQ(test,
 				    &task_cred_xxx(t->child->task, user_ns)->ns,
 				    t->target);
@@ -459,8 +489,9 @@ static struct ns_kunit_target *ns_kunit_target(struct kunit *test)
 #endif
 #ifdef CONFIG_PID_NS
 	case CLONE_NEWPID:
-		t->child = ns_kunit_child_start(test, t->owner_cred,
-						CLONE_NEWPID, false);
+		t->child = proc_ns_kunit_child_start(test, t->owner_cred,
+						     CLONE_NEWPID, false,
+						     t->reap);
 		t->target = &task_active_pid_ns(t->child->task)->ns;
 		KUNIT_ASSERT_PTR_NE(test, t->target, &init_pid_ns.ns);
 		return t;
@@ -471,7 +502,7 @@ static struct ns_kunit_target *ns_kunit_target(struct kunit *test)
 		KUNIT_ASSERT_NOT_NULL(test, fs);
 		KUNIT_ASSERT_EQ(test, 0,
 				kunit_add_action_or_reset(test,
-							  ns_kunit_free_fs,
+							  proc_ns_kunit_free_fs,
 							  fs));
 		break;
 	}
@@ -480,7 +511,8 @@ static struct ns_kunit_target *ns_kunit_target(struct kunit *test)
 					 fs ?: current->fs);
 	KUNIT_ASSERT_EQ_MSG(test, err, 0, "unshare %s", ops->name);
 	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, ns_kunit_put_nsproxy,
+			kunit_add_action_or_reset(test,
+						  proc_ns_kunit_put_nsproxy,
 						  t->nsp));
 #ifdef CONFIG_TIME_NS
 	if (ops->type == CLONE_NEWTIME) {
@@ -495,19 +527,24 @@ static struct ns_kunit_target *ns_kunit_target(struct kunit *test)
 		t->nsp->time_ns = ns;
 	}
 #endif
-	t->target = ns_kunit_nsproxy_ns(t->nsp, ops);
+	t->target = proc_ns_kunit_nsproxy_ns(t->nsp, ops);
 	KUNIT_ASSERT_PTR_NE(test, t->target,
-			    ns_kunit_nsproxy_ns(current->nsproxy, ops));
+			    proc_ns_kunit_nsproxy_ns(current->nsproxy, ops));
 	return t;
 }
 
+static struct proc_ns_kunit_target *proc_ns_kunit_target(struct kunit *test)
+{
+	return __proc_ns_kunit_target(test, false);
+}
+
 /* The task whose entry is the target, while the case is inside it. */
-struct ns_kunit_inside {
+struct proc_ns_kunit_inside {
 	struct nsproxy *old_nsp;
 };
 
-static struct task_struct *ns_kunit_enter(struct ns_kunit_target *t,
-					  struct ns_kunit_inside *in)
+static struct task_struct *proc_ns_kunit_enter(struct proc_ns_kunit_target *t,
+					       struct proc_ns_kunit_inside *in)
 {
 	if (t->child)
 		return t->child->task;
@@ -518,8 +555,8 @@ static struct task_struct *ns_kunit_enter(struct ns_kunit_target *t,
 	return current;
 }
 
-static void ns_kunit_leave(struct ns_kunit_target *t,
-			   struct ns_kunit_inside *in)
+static void proc_ns_kunit_leave(struct proc_ns_kunit_target *t,
+				struct proc_ns_kunit_inside *in)
 {
 	if (in->old_nsp)
 		switch_task_namespaces(current, in->old_nsp);
@@ -530,7 +567,7 @@ static void ns_kunit_leave(struct ns_kunit_target *t,
  * CLONE_NEW* types of the ABI, the "for children" entries reading as the
  * type they install.
  */
-static void ns_entries_are_exactly_the_configured_types(struct kunit *test)
+static void proc_ns_entries_are_exactly_the_configured_types(struct kunit *test)
 {
 	static const struct {
 		const char *name, *real_name;
@@ -583,24 +620,25 @@ static void ns_entries_are_exactly_the_configured_types(struct kunit *test)
 }
 
 /* get on a task takes exactly one reference on the entry's namespace. */
-static void ns_entry_get_takes_one_reference(struct kunit *test)
+static void proc_ns_get_takes_one_reference(struct kunit *test)
 {
-	struct ns_kunit_target *t = ns_kunit_target(test);
-	struct ns_kunit_inside in = {};
-	unsigned int base = ns_kunit_count(t->target);
+	struct proc_ns_kunit_target *t = proc_ns_kunit_target(test);
+	struct proc_ns_kunit_inside in = {};
+	unsigned int base = proc_ns_kunit_count(t->target);
 	struct ns_common *ns;
 
-	ns = t->ops->get(ns_kunit_enter(t, &in));
-	ns_kunit_leave(t, &in);
+	ns = t->ops->get(proc_ns_kunit_enter(t, &in));
+	proc_ns_kunit_leave(t, &in);
 	KUNIT_EXPECT_PTR_EQ(test, ns, t->target);
-	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base + 1);
+	KUNIT_EXPECT_EQ(test, proc_ns_kunit_count(t->target), base + 1);
 	if (!IS_ERR_OR_NULL(ns))
 		t->ops->put(ns);
-	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base);
+	KUNIT_EXPECT_EQ(test, proc_ns_kunit_count(t->target), base);
 }
 
 /* The entry called @name, or NULL if the configuration leaves it out. */
-static const struct proc_ns_operations *ns_kunit_entry_named(const char *name)
+static const struct proc_ns_operations *
+proc_ns_kunit_entry_named(const char *name)
 {
 	unsigned int i;
 
@@ -616,10 +654,11 @@ static const struct proc_ns_operations *ns_kunit_entry_named(const char *name)
  * type the two differ, and each entry's get must return its own: @want.
  * The gets ran with the task in place; only the results are judged here.
  */
-static void ns_kunit_expect_pair(struct kunit *test,
-				 const struct proc_ns_operations *const pair[2],
-				 struct ns_common *const got[2],
-				 struct ns_common *const want[2])
+static void
+proc_ns_kunit_expect_pair(struct kunit *test,
+			  const struct proc_ns_operations *const pair[2],
+			  struct ns_common *const got[2],
+			  struct ns_common *const want[2])
 {
 	int i;
 
@@ -633,15 +672,15 @@ static void ns_kunit_expect_pair(struct kunit *test,
 }
 
 /* Both entries of @name, or skip naming the option that leaves them out. */
-static void ns_kunit_pair(struct kunit *test, const char *name,
-			  const char *option,
-			  const struct proc_ns_operations *pair[2])
+static void proc_ns_kunit_pair(struct kunit *test, const char *name,
+			       const char *option,
+			       const struct proc_ns_operations *pair[2])
 {
 	char children[32];
 
 	snprintf(children, sizeof(children), "%s_for_children", name);
-	pair[0] = ns_kunit_entry_named(name);
-	pair[1] = ns_kunit_entry_named(children);
+	pair[0] = proc_ns_kunit_entry_named(name);
+	pair[1] = proc_ns_kunit_entry_named(children);
 	/* The ABI test above fails if an entry of a configured type is gone. */
 	if (!pair[0] || !pair[1])
 		kunit_skip(test, "no %s entry in ns_entries[] (%s is not set)",
@@ -653,21 +692,22 @@ static void ns_kunit_pair(struct kunit *test, const char *name,
  * the one unshare(CLONE_NEWPID) made for its children (once its first
  * child, the namespace's init, exists).
  */
-static void pid_and_pid_for_children_get_their_own_namespace(struct kunit *test)
+static void
+proc_ns_pid_and_pid_for_children_get_their_own_namespace(struct kunit *test)
 {
 	const struct proc_ns_operations *pair[2];
 	struct ns_common *got[2] = {}, *want[2] = {};
-	struct ns_kunit_child *c;
+	struct proc_ns_kunit_child *c;
 
-	ns_kunit_pair(test, "pid", "CONFIG_PID_NS", pair);
-	c = ns_kunit_child_start(test, NULL, 0, true);
+	proc_ns_kunit_pair(test, "pid", "CONFIG_PID_NS", pair);
+	c = proc_ns_kunit_child_start(test, NULL, 0, true, false);
 	KUNIT_ASSERT_EQ(test, c->unshare_err, 0);
 	KUNIT_ASSERT_GT_MSG(test, c->gc_pid, 0, "fork into pid_for_children");
 	want[0] = &task_active_pid_ns(c->task)->ns;
 	want[1] = &c->for_children->ns;
 	got[0] = pair[0]->get(c->task);
 	got[1] = pair[1]->get(c->task);
-	ns_kunit_expect_pair(test, pair, got, want);
+	proc_ns_kunit_expect_pair(test, pair, got, want);
 }
 
 /*
@@ -675,22 +715,23 @@ static void pid_and_pid_for_children_get_their_own_namespace(struct kunit *test)
  * one unshare(CLONE_NEWTIME) made (the task enters it at its next exec).
  */
 static void
-time_and_time_for_children_get_their_own_namespace(struct kunit *test)
+proc_ns_time_and_time_for_children_get_their_own_namespace(struct kunit *test)
 {
 	const struct proc_ns_operations *pair[2];
 	struct ns_common *got[2] = {}, *want[2] = {};
 	struct nsproxy *nsp = NULL, *old;
 	int err;
 
-	ns_kunit_pair(test, "time", "CONFIG_TIME_NS", pair);
+	proc_ns_kunit_pair(test, "time", "CONFIG_TIME_NS", pair);
 	err = unshare_nsproxy_namespaces(CLONE_NEWTIME, &nsp, NULL,
 					 current->fs);
 	KUNIT_ASSERT_EQ(test, err, 0);
 	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, ns_kunit_put_nsproxy,
+			kunit_add_action_or_reset(test,
+						  proc_ns_kunit_put_nsproxy,
 						  nsp));
-	want[0] = ns_kunit_nsproxy_ns(nsp, pair[0]);
-	want[1] = ns_kunit_nsproxy_ns(nsp, pair[1]);
+	want[0] = proc_ns_kunit_nsproxy_ns(nsp, pair[0]);
+	want[1] = proc_ns_kunit_nsproxy_ns(nsp, pair[1]);
 
 	old = current->nsproxy;
 	get_nsproxy(old);
@@ -699,29 +740,29 @@ time_and_time_for_children_get_their_own_namespace(struct kunit *test)
 	got[0] = pair[0]->get(current);
 	got[1] = pair[1]->get(current);
 	switch_task_namespaces(current, old);
-	ns_kunit_expect_pair(test, pair, got, want);
+	proc_ns_kunit_expect_pair(test, pair, got, want);
 }
 
 /* put drops exactly one reference (and frees nothing still referenced). */
-static void ns_entry_put_drops_one_reference(struct kunit *test)
+static void proc_ns_put_drops_one_reference(struct kunit *test)
 {
-	struct ns_kunit_target *t = ns_kunit_target(test);
-	unsigned int base = ns_kunit_count(t->target);
+	struct proc_ns_kunit_target *t = proc_ns_kunit_target(test);
+	unsigned int base = proc_ns_kunit_count(t->target);
 
 	refcount_inc(&t->target->count);
 	t->ops->put(t->target);
-	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base);
+	KUNIT_EXPECT_EQ(test, proc_ns_kunit_count(t->target), base);
 	refcount_inc(&t->target->count);
 	refcount_inc(&t->target->count);
 	t->ops->put(t->target);
-	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base + 1);
+	KUNIT_EXPECT_EQ(test, proc_ns_kunit_count(t->target), base + 1);
 	t->ops->put(t->target);
-	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base);
+	KUNIT_EXPECT_EQ(test, proc_ns_kunit_count(t->target), base);
 }
 
 #ifdef CONFIG_USER_NS
 /* The ucount that charges a namespace of @type to its owner. */
-static enum ucount_type ns_kunit_ucount_type(int type)
+static enum ucount_type proc_ns_kunit_ucount_type(int type)
 {
 	switch (type) {
 	case CLONE_NEWUSER:
@@ -742,24 +783,76 @@ static enum ucount_type ns_kunit_ucount_type(int type)
 	return UCOUNT_MNT_NAMESPACES;
 }
 
-/* Drop everything that holds the target, as the KUnit actions would. */
-static void ns_kunit_target_release(struct kunit *test,
-				    struct ns_kunit_target *t)
+/*
+ * Drop everything that holds the target, as the KUnit actions would; its
+ * task, if it has one, is reaped (a target made with @reap).
+ */
+static void proc_ns_kunit_target_release(struct kunit *test,
+					 struct proc_ns_kunit_target *t)
 {
 	if (t->nsp)
-		kunit_release_action(test, ns_kunit_put_nsproxy, t->nsp);
+		kunit_release_action(test, proc_ns_kunit_put_nsproxy, t->nsp);
 	if (t->child)
-		kunit_release_action(test, ns_kunit_child_stop, t->child);
+		proc_ns_kunit_child_reap(test, t->child);
 	if (t->user_cred)
-		kunit_release_action(test, ns_kunit_put_cred, t->user_cred);
+		kunit_release_action(test, proc_ns_kunit_put_cred,
+				     t->user_cred);
 }
 
 /*
- * ipc, net and user namespaces are freed from a work item and pid
- * namespaces from an RCU callback, whose queues are private to their
- * files: the case polls for the free, for up to this long.
+ * After the last put, a struct pid puts its pid namespace, a task_struct
+ * its cred, a cred its user namespace and a pid namespace its charge
+ * from RCU callbacks, each stage queued by the one before it. In 6.12
+ * the chains are two stages deep (struct pid, then pid namespace;
+ * task_struct, then cred); the bound leaves room for a deeper one.
  */
-#define NS_KUNIT_FREE_WAIT_MS	10000
+#define PROC_NS_KUNIT_RCU_STAGES 4
+/*
+ * ipc, net and user namespaces are then freed from a work item, which
+ * nothing here can wait for (see proc_ns_kunit_wait_uncharged()): at most
+ * this long, reading the count every PROC_NS_KUNIT_POLL_MS.
+ */
+#define PROC_NS_KUNIT_FREE_WAIT_MS 10000
+#define PROC_NS_KUNIT_POLL_MS 10
+
+/*
+ * The count @charged of namespaces of @t's type charged to its owner,
+ * once what the release of the target set off has run, waited for by
+ * its events where it has one:
+ * - uts, mnt, cgroup and time namespaces are freed by the last put
+ *   itself;
+ * - a task in the target (pid, user) was reaped by
+ *   proc_ns_kunit_target_release();
+ * - the RCU callbacks those leave behind: rcu_barrier() returns once
+ *   every callback queued before it has run, so one per stage;
+ * - ipc, net and user namespaces are freed from a work item:
+ *   free_ipc_work on system_wq, cleanup_net() on netns_wq, the
+ *   namespace's own work on system_wq. None can be waited for from
+ *   here: the first two are static to their files, the third is freed
+ *   by the function it runs (flush_work() on it would read freed
+ *   memory), and flushing a system-wide workqueue is not allowed. The
+ *   count is what that work does last (dec_ucount(), after the free),
+ *   and the owner is the case's own, so only this free can make it
+ *   zero; a work item still queued after PROC_NS_KUNIT_FREE_WAIT_MS on a
+ *   kernel that runs nothing else is stuck, a failure as well.
+ */
+static long proc_ns_kunit_wait_uncharged(struct proc_ns_kunit_target *t,
+					 atomic_long_t *charged)
+{
+	unsigned long deadline;
+	int i;
+
+	for (i = 0; i < PROC_NS_KUNIT_RCU_STAGES && atomic_long_read(charged);
+	     i++)
+		rcu_barrier();
+	if (t->ops->type != CLONE_NEWIPC && t->ops->type != CLONE_NEWNET &&
+	    t->ops->type != CLONE_NEWUSER)
+		return atomic_long_read(charged);
+	deadline = jiffies + msecs_to_jiffies(PROC_NS_KUNIT_FREE_WAIT_MS);
+	while (atomic_long_read(charged) && time_before(jiffies, deadline))
+		msleep(PROC_NS_KUNIT_POLL_MS);
+	return atomic_long_read(charged);
+}
 #endif
 
 /*
@@ -768,31 +861,28 @@ static void ns_kunit_target_release(struct kunit *test,
  * owner is the case's own) is back to zero once everything that held the
  * target, and for pid its child namespace, is gone.
  */
-static void ns_entry_last_put_frees_the_namespace(struct kunit *test)
+static void proc_ns_last_put_frees_the_namespace(struct kunit *test)
 {
 #ifdef CONFIG_USER_NS
-	struct ns_kunit_target *t = ns_kunit_target(test);
-	enum ucount_type type = ns_kunit_ucount_type(t->ops->type);
-	unsigned long deadline;
+	struct proc_ns_kunit_target *t = __proc_ns_kunit_target(test, true);
+	enum ucount_type type = proc_ns_kunit_ucount_type(t->ops->type);
 	struct ucounts *uc;
-	long now;
 
 	/* Namespaces of the case are charged to the kthread's euid, 0. */
 	uc = alloc_ucounts(t->owner, GLOBAL_ROOT_UID);
 	KUNIT_ASSERT_NOT_NULL(test, uc);
 	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, ns_kunit_put_ucounts,
+			kunit_add_action_or_reset(test,
+						  proc_ns_kunit_put_ucounts,
 						  uc));
 	KUNIT_ASSERT_GE(test, atomic_long_read(&uc->ucount[type]), 1);
 
-	ns_kunit_target_release(test, t);
-	deadline = jiffies + msecs_to_jiffies(NS_KUNIT_FREE_WAIT_MS);
-	while ((now = atomic_long_read(&uc->ucount[type])) != 0 &&
-	       time_before(jiffies, deadline))
-		msleep(20);
-	KUNIT_EXPECT_EQ_MSG(test, now, 0,
-			    "%s: not freed %d ms after its last put",
-			    t->ops->name, NS_KUNIT_FREE_WAIT_MS);
+	proc_ns_kunit_target_release(test, t);
+	KUNIT_EXPECT_EQ_MSG(test,
+			    proc_ns_kunit_wait_uncharged(t, &uc->ucount[type]),
+			    0L,
+			    "%s: still charged to its owner after its last put",
+			    t->ops->name);
 #else
 	kunit_skip(test,
 		   "CONFIG_USER_NS is off: init_user_ns's counts are the system's");
@@ -804,9 +894,9 @@ static void ns_entry_last_put_frees_the_namespace(struct kunit *test)
  * namespace: its parent); the init namespaces' is init_user_ns (none for
  * init_user_ns itself).
  */
-static void ns_entry_owner_is_the_creating_user_ns(struct kunit *test)
+static void proc_ns_owner_is_the_creating_user_ns(struct kunit *test)
 {
-	struct ns_kunit_target *t = ns_kunit_target(test);
+	struct proc_ns_kunit_target *t = proc_ns_kunit_target(test);
 	struct ns_common *init;
 
 	KUNIT_EXPECT_PTR_EQ(test, t->ops->owner(t->target), t->owner);
@@ -821,7 +911,7 @@ static void ns_entry_owner_is_the_creating_user_ns(struct kunit *test)
 	t->ops->put(init);
 }
 
-static struct ns_common *ns_kunit_init_pid_ns(void)
+static struct ns_common *proc_ns_kunit_init_pid_ns(void)
 {
 #ifdef CONFIG_PID_NS
 	return &init_pid_ns.ns;
@@ -834,10 +924,10 @@ static struct ns_common *ns_kunit_init_pid_ns(void)
  * get_parent exists for the hierarchical types only. It answers the parent
  * with one reference, and EPERM past what the caller can see.
  */
-static void ns_entry_get_parent(struct kunit *test)
+static void proc_ns_get_parent(struct kunit *test)
 {
-	const struct proc_ns_operations *ops = ns_kunit_ops(test);
-	struct ns_kunit_target *t;
+	const struct proc_ns_operations *ops = proc_ns_kunit_ops(test);
+	struct proc_ns_kunit_target *t;
 	struct ns_common *child = NULL, *parent = NULL, *got;
 	unsigned int base;
 
@@ -846,7 +936,7 @@ static void ns_entry_get_parent(struct kunit *test)
 		return;
 	}
 	KUNIT_ASSERT_NOT_NULL(test, ops->get_parent);
-	t = ns_kunit_target(test);
+	t = proc_ns_kunit_target(test);
 #ifdef CONFIG_PID_NS
 	if (ops->type == CLONE_NEWPID) {
 		/*
@@ -861,17 +951,18 @@ static void ns_entry_get_parent(struct kunit *test)
 		parent = &t->owner->ns;
 	}
 
-	base = ns_kunit_count(parent);
+	base = proc_ns_kunit_count(parent);
 	got = ops->get_parent(child);
 	KUNIT_EXPECT_PTR_EQ(test, got, parent);
-	KUNIT_EXPECT_EQ(test, ns_kunit_count(parent), base + 1);
+	KUNIT_EXPECT_EQ(test, proc_ns_kunit_count(parent), base + 1);
 	if (!IS_ERR_OR_NULL(got))
 		ops->put(got);
-	KUNIT_EXPECT_EQ(test, ns_kunit_count(parent), base);
+	KUNIT_EXPECT_EQ(test, proc_ns_kunit_count(parent), base);
 
 	/* The init namespace has no parent at all. */
-	got = ops->get_parent(ops->type == CLONE_NEWUSER ? &init_user_ns.ns :
-						     ns_kunit_init_pid_ns());
+	got = ops->get_parent(ops->type == CLONE_NEWUSER ?
+				      &init_user_ns.ns :
+				      proc_ns_kunit_init_pid_ns());
 	KUNIT_EXPECT_PTR_EQ(test, got, ERR_PTR(-EPERM));
 
 #ifdef CONFIG_PID_NS
@@ -883,7 +974,7 @@ static void ns_entry_get_parent(struct kunit *test)
 		KUNIT_EXPECT_PTR_EQ(test, t->child->inner_parent, parent);
 		KUNIT_EXPECT_PTR_EQ(test, t->child->own_parent,
 				    ERR_PTR(-EPERM));
-		KUNIT_EXPECT_EQ(test, ns_kunit_count(parent), base);
+		KUNIT_EXPECT_EQ(test, proc_ns_kunit_count(parent), base);
 	}
 #endif
 	if (ops->type == CLONE_NEWUSER) {
@@ -893,7 +984,7 @@ static void ns_entry_get_parent(struct kunit *test)
 		got = ops->get_parent(t->target);
 		revert_creds(old);
 		KUNIT_EXPECT_PTR_EQ(test, got, ERR_PTR(-EPERM));
-		KUNIT_EXPECT_EQ(test, ns_kunit_count(parent), base);
+		KUNIT_EXPECT_EQ(test, proc_ns_kunit_count(parent), base);
 	}
 }
 
@@ -902,8 +993,8 @@ static void ns_entry_get_parent(struct kunit *test)
  * of the task's namespaces (here with a throwaway one of the type, which
  * install must replace), a cred to modify for user, a private fs for mnt.
  */
-static void ns_kunit_nsset(struct kunit *test, struct nsset *nsset,
-			   const struct proc_ns_operations *ops)
+static void proc_ns_kunit_nsset(struct kunit *test, struct nsset *nsset,
+				const struct proc_ns_operations *ops)
 {
 	int err;
 
@@ -913,10 +1004,9 @@ static void ns_kunit_nsset(struct kunit *test, struct nsset *nsset,
 		struct cred *cred = prepare_creds();
 
 		KUNIT_ASSERT_NOT_NULL(test, cred);
-		KUNIT_ASSERT_EQ(test, 0,
-				kunit_add_action_or_reset(test,
-							  ns_kunit_put_cred,
-							  cred));
+		err = kunit_add_action_or_reset(test, proc_ns_kunit_put_cred,
+						cred);
+		KUNIT_ASSERT_EQ(test, err, 0);
 		nsset->cred = cred;
 		return;
 	}
@@ -926,7 +1016,7 @@ static void ns_kunit_nsset(struct kunit *test, struct nsset *nsset,
 		KUNIT_ASSERT_NOT_NULL(test, nsset->fs);
 		KUNIT_ASSERT_EQ(test, 0,
 				kunit_add_action_or_reset(test,
-							  ns_kunit_free_fs,
+							  proc_ns_kunit_free_fs,
 							  nsset->fs));
 	}
 	err = unshare_nsproxy_namespaces(ops->type, &nsset->nsproxy, NULL,
@@ -934,17 +1024,18 @@ static void ns_kunit_nsset(struct kunit *test, struct nsset *nsset,
 	KUNIT_ASSERT_EQ(test, err, 0);
 	KUNIT_ASSERT_NOT_NULL(test, nsset->nsproxy);
 	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, ns_kunit_put_nsproxy,
+			kunit_add_action_or_reset(test,
+						  proc_ns_kunit_put_nsproxy,
 						  nsset->nsproxy));
 }
 
-static void ns_kunit_nsset_release(struct kunit *test, struct nsset *nsset)
+static void proc_ns_kunit_nsset_release(struct kunit *test, struct nsset *nsset)
 {
 	if (nsset->nsproxy) {
-		kunit_release_action(test, ns_kunit_put_nsproxy,
+		kunit_release_action(test, proc_ns_kunit_put_nsproxy,
 				     nsset->nsproxy);
 	} else {
-		kunit_release_action(test, ns_kunit_put_cred,
+		kunit_release_action(test, proc_ns_kunit_put_cred,
 				     (void *)nsset->cred);
 		/* put_cred() frees through RCU: let it drop its references. */
 		rcu_barrier();
@@ -952,27 +1043,28 @@ static void ns_kunit_nsset_release(struct kunit *test, struct nsset *nsset)
 }
 
 /* The namespace @nsset would commit for @ops's type. */
-static struct ns_common *ns_kunit_nsset_ns(struct nsset *nsset,
-					   const struct proc_ns_operations *ops)
+static struct ns_common *
+proc_ns_kunit_nsset_ns(struct nsset *nsset,
+		       const struct proc_ns_operations *ops)
 {
 	if (ops->type == CLONE_NEWUSER)
 		return &nsset->cred->user_ns->ns;
-	return ns_kunit_nsproxy_ns(nsset->nsproxy, ops);
+	return proc_ns_kunit_nsproxy_ns(nsset->nsproxy, ops);
 }
 
 /*
  * install puts the target in the nsset with its references (time: both
  * time and time_for_children), changes nothing else, commits nothing.
  */
-static void ns_entry_install_takes_the_target(struct kunit *test)
+static void proc_ns_install_takes_the_target(struct kunit *test)
 {
-	struct ns_kunit_target *t = ns_kunit_target(test);
+	struct proc_ns_kunit_target *t = proc_ns_kunit_target(test);
 	int refs = t->ops->type == CLONE_NEWTIME ? 2 : 1;
 	struct nsproxy *before = current->nsproxy;
 	struct nsset nsset;
 	unsigned int base;
 
-	ns_kunit_nsset(test, &nsset, t->ops);
+	proc_ns_kunit_nsset(test, &nsset, t->ops);
 #ifdef CONFIG_USER_NS
 	if (t->ops->type == CLONE_NEWUSER) {
 		/*
@@ -982,18 +1074,19 @@ static void ns_entry_install_takes_the_target(struct kunit *test)
 		 */
 		struct ucounts *uc = alloc_ucounts(container_of(t->target,
 				struct user_namespace, ns), current_uid());
+		int err;
 
 		KUNIT_ASSERT_NOT_NULL(test, uc);
-		KUNIT_ASSERT_EQ(test, 0,
-				kunit_add_action_or_reset(test,
-							  ns_kunit_put_ucounts,
-							  uc));
+		err = kunit_add_action_or_reset(test, proc_ns_kunit_put_ucounts,
+						uc);
+		KUNIT_ASSERT_EQ(test, err, 0);
 	}
 #endif
-	base = ns_kunit_count(t->target);
+	base = proc_ns_kunit_count(t->target);
 	KUNIT_EXPECT_EQ(test, t->ops->install(&nsset, t->target), 0);
-	KUNIT_EXPECT_PTR_EQ(test, ns_kunit_nsset_ns(&nsset, t->ops), t->target);
-	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base + refs);
+	KUNIT_EXPECT_PTR_EQ(test, proc_ns_kunit_nsset_ns(&nsset, t->ops),
+			    t->target);
+	KUNIT_EXPECT_EQ(test, proc_ns_kunit_count(t->target), base + refs);
 #ifdef CONFIG_TIME_NS
 	if (t->ops->type == CLONE_NEWTIME) {
 		KUNIT_EXPECT_PTR_EQ(test, &nsset.nsproxy->time_ns->ns,
@@ -1004,37 +1097,38 @@ static void ns_entry_install_takes_the_target(struct kunit *test)
 	}
 #endif
 	if (nsset.nsproxy)
-		ns_kunit_expect_only_type_differs(test, nsset.nsproxy, before,
-						  t->ops->type);
+		proc_ns_kunit_expect_only_type_differs(test, nsset.nsproxy,
+						       before, t->ops->type);
 	KUNIT_EXPECT_PTR_EQ(test, current->nsproxy, before);
 	KUNIT_EXPECT_PTR_EQ(test, current_user_ns(), &init_user_ns);
 
-	ns_kunit_nsset_release(test, &nsset);
-	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base);
+	proc_ns_kunit_nsset_release(test, &nsset);
+	KUNIT_EXPECT_EQ(test, proc_ns_kunit_count(t->target), base);
 }
 
 /* install with @cred as the caller: EPERM, nothing taken, nothing changed. */
-static void ns_kunit_expect_install_eperm(struct kunit *test,
-					  struct ns_kunit_target *t,
-					  const struct cred *cred,
-					  const char *why)
+static void proc_ns_kunit_expect_install_eperm(struct kunit *test,
+					       struct proc_ns_kunit_target *t,
+					       const struct cred *cred,
+					       const char *why)
 {
 	struct nsset nsset;
 	const struct cred *old;
 	unsigned int base;
 	int err;
 
-	ns_kunit_nsset(test, &nsset, t->ops);
-	base = ns_kunit_count(t->target);
+	proc_ns_kunit_nsset(test, &nsset, t->ops);
+	base = proc_ns_kunit_count(t->target);
 	old = override_creds(cred);
 	if (t->ops->type != CLONE_NEWUSER)
 		nsset.cred = current_cred();
 	err = t->ops->install(&nsset, t->target);
 	revert_creds(old);
 	KUNIT_EXPECT_EQ_MSG(test, err, -EPERM, "%s", why);
-	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base);
-	KUNIT_EXPECT_PTR_NE(test, ns_kunit_nsset_ns(&nsset, t->ops), t->target);
-	ns_kunit_nsset_release(test, &nsset);
+	KUNIT_EXPECT_EQ(test, proc_ns_kunit_count(t->target), base);
+	KUNIT_EXPECT_PTR_NE(test, proc_ns_kunit_nsset_ns(&nsset, t->ops),
+			    t->target);
+	proc_ns_kunit_nsset_release(test, &nsset);
 }
 
 /*
@@ -1042,19 +1136,19 @@ static void ns_kunit_expect_install_eperm(struct kunit *test,
  * capability in a sibling user namespace (so in its own, which the second
  * check asks about) is refused.
  */
-static void ns_entry_install_needs_cap_over_owner(struct kunit *test)
+static void proc_ns_install_needs_cap_over_owner(struct kunit *test)
 {
-	struct ns_kunit_target *t;
+	struct proc_ns_kunit_target *t;
 	struct cred *sibling;
 
 	if (!IS_ENABLED(CONFIG_USER_NS))
 		kunit_skip(test, "CONFIG_USER_NS is off: %s",
 			   "init_user_ns owns all, the two checks are one");
-	t = ns_kunit_target(test);
-	sibling = ns_kunit_userns_cred(test, NULL);
+	t = proc_ns_kunit_target(test);
+	sibling = proc_ns_kunit_userns_cred(test, NULL);
 	KUNIT_ASSERT_PTR_NE(test, sibling->user_ns, t->owner);
-	ns_kunit_expect_install_eperm(test, t, sibling,
-				      "all capabilities in a sibling user namespace");
+	proc_ns_kunit_expect_install_eperm(test, t, sibling,
+					   "all capabilities in a sibling userns");
 }
 
 /*
@@ -1063,20 +1157,22 @@ static void ns_entry_install_needs_cap_over_owner(struct kunit *test)
  * over the target's owner, which it created, and is refused. user has no
  * such check: entering a user namespace one owns needs no capability here.
  */
-static void ns_entry_install_needs_cap_in_caller_ns(struct kunit *test)
+static void proc_ns_install_needs_cap_in_caller_ns(struct kunit *test)
 {
-	struct ns_kunit_target *t = ns_kunit_target(test);
+	struct proc_ns_kunit_target *t = proc_ns_kunit_target(test);
 	static const int caps[] = { CAP_SYS_ADMIN, CAP_SYS_CHROOT };
+	static const char *const why[] = { "without CAP_SYS_ADMIN",
+					   "without CAP_SYS_CHROOT" };
 	unsigned int i, n = t->ops->type == CLONE_NEWNS ? 2 : 1;
 
 	for (i = 0; i < n; i++) {
 		struct cred *cred = prepare_creds();
+		int err;
 
 		KUNIT_ASSERT_NOT_NULL(test, cred);
-		KUNIT_ASSERT_EQ(test, 0,
-				kunit_add_action_or_reset(test,
-							  ns_kunit_put_cred,
-							  cred));
+		err = kunit_add_action_or_reset(test, proc_ns_kunit_put_cred,
+						cred);
+		KUNIT_ASSERT_EQ(test, err, 0);
 		cap_lower(cred->cap_effective, caps[i]);
 		if (IS_ENABLED(CONFIG_USER_NS)) {
 			const struct cred *old = override_creds(cred);
@@ -1088,27 +1184,25 @@ static void ns_entry_install_needs_cap_in_caller_ns(struct kunit *test)
 		if (t->ops->type == CLONE_NEWUSER) {
 			struct nsset nsset;
 			const struct cred *old;
-			int err;
+			struct ns_common *ns;
 
-			ns_kunit_nsset(test, &nsset, t->ops);
+			proc_ns_kunit_nsset(test, &nsset, t->ops);
 			old = override_creds(cred);
 			err = t->ops->install(&nsset, t->target);
 			revert_creds(old);
 			KUNIT_EXPECT_EQ(test, err, 0);
-			KUNIT_EXPECT_PTR_EQ(test,
-					    ns_kunit_nsset_ns(&nsset, t->ops),
-					    t->target);
-			ns_kunit_nsset_release(test, &nsset);
+			ns = proc_ns_kunit_nsset_ns(&nsset, t->ops);
+			KUNIT_EXPECT_PTR_EQ(test, ns, t->target);
+			proc_ns_kunit_nsset_release(test, &nsset);
 			continue;
 		}
-		ns_kunit_expect_install_eperm(test, t, cred,
-					      i ? "without CAP_SYS_CHROOT" :
-						  "without CAP_SYS_ADMIN");
+		proc_ns_kunit_expect_install_eperm(test, t, cred, why[i]);
 	}
 }
 
 /* Entering the user namespace one is already in is EINVAL: no caps regained. */
-static void userns_install_into_own_user_ns_is_einval(struct kunit *test)
+static void
+proc_ns_userns_install_into_own_user_ns_is_einval(struct kunit *test)
 {
 #ifdef CONFIG_USER_NS
 	struct nsset nsset;
@@ -1116,12 +1210,12 @@ static void userns_install_into_own_user_ns_is_einval(struct kunit *test)
 	struct cred *cred;
 	int err;
 
-	cred = ns_kunit_userns_cred(test, NULL);
+	cred = proc_ns_kunit_userns_cred(test, NULL);
 	nsset = (struct nsset){ .flags = CLONE_NEWUSER,
 				.cred = prepare_creds() };
 	KUNIT_ASSERT_NOT_NULL(test, nsset.cred);
 	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, ns_kunit_put_cred,
+			kunit_add_action_or_reset(test, proc_ns_kunit_put_cred,
 						  (void *)nsset.cred));
 	old = override_creds(cred);
 	err = userns_operations.install(&nsset, &cred->user_ns->ns);
@@ -1139,13 +1233,13 @@ static void userns_install_into_own_user_ns_is_einval(struct kunit *test)
  * while any path pins it, and none once the last goes. Its link reads
  * "<type>:[<inum>]".
  */
-static void ns_entry_nsfs_inode_pins_the_namespace(struct kunit *test)
+static void proc_ns_nsfs_inode_pins_the_namespace(struct kunit *test)
 {
-	struct ns_kunit_target *t = ns_kunit_target(test);
+	struct proc_ns_kunit_target *t = proc_ns_kunit_target(test);
 	struct path *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
 	struct path *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
 	char name[64], want[64];
-	struct ns_kunit_inside in = {};
+	struct proc_ns_kunit_inside in = {};
 	struct task_struct *task;
 	int err_a, err_b, reg_a, reg_b, len;
 	unsigned int base;
@@ -1153,17 +1247,19 @@ static void ns_entry_nsfs_inode_pins_the_namespace(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	KUNIT_ASSERT_NOT_NULL(test, b);
 	KUNIT_ASSERT_NULL(test, READ_ONCE(t->target->stashed));
-	base = ns_kunit_count(t->target);
-	task = ns_kunit_enter(t, &in);
+	base = proc_ns_kunit_count(t->target);
+	task = proc_ns_kunit_enter(t, &in);
 	err_a = ns_get_path(a, task, t->ops);
 	err_b = ns_get_path(b, task, t->ops);
 	len = ns_get_name(name, sizeof(name), task, t->ops);
-	ns_kunit_leave(t, &in);
+	proc_ns_kunit_leave(t, &in);
 	/* Both paths owned by an action before anything may abort. */
-	reg_a = err_a ? 0 : kunit_add_action_or_reset(test, ns_kunit_path_put,
-						      a);
-	reg_b = err_b ? 0 : kunit_add_action_or_reset(test, ns_kunit_path_put,
-						      b);
+	reg_a = err_a ? 0 :
+			kunit_add_action_or_reset(test, proc_ns_kunit_path_put,
+						  a);
+	reg_b = err_b ? 0 :
+			kunit_add_action_or_reset(test, proc_ns_kunit_path_put,
+						  b);
 	KUNIT_ASSERT_EQ(test, reg_a, 0);
 	KUNIT_ASSERT_EQ(test, reg_b, 0);
 	KUNIT_ASSERT_EQ(test, err_a, 0);
@@ -1175,25 +1271,25 @@ static void ns_entry_nsfs_inode_pins_the_namespace(struct kunit *test)
 			(unsigned long)t->target->inum);
 	KUNIT_EXPECT_PTR_EQ(test, get_proc_ns(d_inode(a->dentry)), t->target);
 	/* One reference, the inode's; the second lookup dropped its own. */
-	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base + 1);
+	KUNIT_EXPECT_EQ(test, proc_ns_kunit_count(t->target), base + 1);
 
 	snprintf(want, sizeof(want), "%s:[%u]",
 		 t->ops->real_ns_name ?: t->ops->name, t->target->inum);
 	KUNIT_EXPECT_GT(test, len, 0);
 	KUNIT_EXPECT_STREQ(test, name, want);
 
-	kunit_release_action(test, ns_kunit_path_put, b);
-	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base + 1);
+	kunit_release_action(test, proc_ns_kunit_path_put, b);
+	KUNIT_EXPECT_EQ(test, proc_ns_kunit_count(t->target), base + 1);
 	KUNIT_EXPECT_PTR_EQ(test, READ_ONCE(t->target->stashed), a->dentry);
-	kunit_release_action(test, ns_kunit_path_put, a);
+	kunit_release_action(test, proc_ns_kunit_path_put, a);
 	/*
 	 * The last path is gone: dentry and inode with it, and their reference.
 	 */
 	KUNIT_EXPECT_NULL(test, READ_ONCE(t->target->stashed));
-	KUNIT_EXPECT_EQ(test, ns_kunit_count(t->target), base);
+	KUNIT_EXPECT_EQ(test, proc_ns_kunit_count(t->target), base);
 }
 
-static int ns_ops_test_init(struct kunit *test)
+static int proc_ns_test_init(struct kunit *test)
 {
 	unsigned long addr;
 	int err;
@@ -1214,33 +1310,35 @@ static int ns_ops_test_init(struct kunit *test)
 	return 0;
 }
 
-static struct kunit_case ns_ops_test_cases[] = {
-	KUNIT_CASE(ns_entries_are_exactly_the_configured_types),
-	KUNIT_CASE_PARAM(ns_entry_get_takes_one_reference, ns_entry_gen_params),
-	KUNIT_CASE_PARAM(ns_entry_put_drops_one_reference, ns_entry_gen_params),
-	KUNIT_CASE_PARAM(ns_entry_last_put_frees_the_namespace,
-			 ns_entry_gen_params),
-	KUNIT_CASE_PARAM(ns_entry_owner_is_the_creating_user_ns,
-			 ns_entry_gen_params),
-	KUNIT_CASE_PARAM(ns_entry_get_parent, ns_entry_gen_params),
-	KUNIT_CASE(pid_and_pid_for_children_get_their_own_namespace),
-	KUNIT_CASE(time_and_time_for_children_get_their_own_namespace),
-	KUNIT_CASE_PARAM(ns_entry_install_takes_the_target,
-			 ns_entry_gen_params),
-	KUNIT_CASE_PARAM(ns_entry_install_needs_cap_over_owner,
-			 ns_entry_gen_params),
-	KUNIT_CASE_PARAM(ns_entry_install_needs_cap_in_caller_ns,
-			 ns_entry_gen_params),
-	KUNIT_CASE_PARAM(ns_entry_nsfs_inode_pins_the_namespace,
-			 ns_entry_gen_params),
-	KUNIT_CASE(userns_install_into_own_user_ns_is_einval),
+static struct kunit_case proc_ns_test_cases[] = {
+	KUNIT_CASE(proc_ns_entries_are_exactly_the_configured_types),
+	KUNIT_CASE_PARAM(proc_ns_get_takes_one_reference,
+			 proc_ns_entry_gen_params),
+	KUNIT_CASE_PARAM(proc_ns_put_drops_one_reference,
+			 proc_ns_entry_gen_params),
+	KUNIT_CASE_PARAM(proc_ns_last_put_frees_the_namespace,
+			 proc_ns_entry_gen_params),
+	KUNIT_CASE_PARAM(proc_ns_owner_is_the_creating_user_ns,
+			 proc_ns_entry_gen_params),
+	KUNIT_CASE_PARAM(proc_ns_get_parent, proc_ns_entry_gen_params),
+	KUNIT_CASE(proc_ns_pid_and_pid_for_children_get_their_own_namespace),
+	KUNIT_CASE(proc_ns_time_and_time_for_children_get_their_own_namespace),
+	KUNIT_CASE_PARAM(proc_ns_install_takes_the_target,
+			 proc_ns_entry_gen_params),
+	KUNIT_CASE_PARAM(proc_ns_install_needs_cap_over_owner,
+			 proc_ns_entry_gen_params),
+	KUNIT_CASE_PARAM(proc_ns_install_needs_cap_in_caller_ns,
+			 proc_ns_entry_gen_params),
+	KUNIT_CASE_PARAM(proc_ns_nsfs_inode_pins_the_namespace,
+			 proc_ns_entry_gen_params),
+	KUNIT_CASE(proc_ns_userns_install_into_own_user_ns_is_einval),
 	{}
 };
 
-static struct kunit_suite ns_ops_test_suite = {
-	.name = "ns_ops",
-	.init = ns_ops_test_init,
-	.test_cases = ns_ops_test_cases,
+static struct kunit_suite proc_ns_test_suite = {
+	.name = "proc_ns",
+	.init = proc_ns_test_init,
+	.test_cases = proc_ns_test_cases,
 };
 
-kunit_test_suite(ns_ops_test_suite);
+kunit_test_suite(proc_ns_test_suite);

@@ -19,30 +19,30 @@
 #include <linux/utsname.h>
 #include <net/net_namespace.h>
 
-KUNIT_DEFINE_ACTION_WRAPPER(netns_kunit_put_uts_ns, put_uts_ns,
+KUNIT_DEFINE_ACTION_WRAPPER(net_ns_kunit_put_uts_ns, put_uts_ns,
 			    struct uts_namespace *);
 #ifdef CONFIG_NET_NS
-KUNIT_DEFINE_ACTION_WRAPPER(netns_kunit_put_net, put_net, struct net *);
+KUNIT_DEFINE_ACTION_WRAPPER(net_ns_kunit_put_net, put_net, struct net *);
 #endif
 
-static struct ns_common *netns_kunit_get_same(struct ns_common *ns)
+static struct ns_common *net_ns_kunit_get_same(struct ns_common *ns)
 {
 	refcount_inc(&ns->count);
 	return ns;
 }
 
-static int netns_kunit_init(struct kunit *test)
+static int net_ns_kunit_init(struct kunit *test)
 {
 	/* fds go to a table of the case's own, not init's shared one. */
 	return unshare_files();
 }
 
 /* The error get_net_ns_by_fd() gives for a closed fd or -1. */
-static const long ebadf_or_einval =
+static const long net_ns_kunit_ebadf_or_einval =
 	IS_ENABLED(CONFIG_NET_NS) ? -EBADF : -EINVAL;
 
 /* A netns fd gives that net, with one reference for the caller. */
-static void get_net_ns_by_fd_netns_fd_gives_its_net(struct kunit *test)
+static void net_ns_by_fd_netns_fd_gives_its_net(struct kunit *test)
 {
 #ifdef CONFIG_NET_NS
 	struct net *net, *got;
@@ -52,9 +52,9 @@ static void get_net_ns_by_fd_netns_fd_gives_its_net(struct kunit *test)
 	net = copy_net_ns(CLONE_NEWNET, &init_user_ns, &init_net);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, net);
 	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, netns_kunit_put_net,
+			kunit_add_action_or_reset(test, net_ns_kunit_put_net,
 						  net));
-	fd = open_related_ns(&net->ns, netns_kunit_get_same);
+	fd = open_related_ns(&net->ns, net_ns_kunit_get_same);
 	KUNIT_ASSERT_GE(test, fd, 0);
 	base = refcount_read(&net->ns.count);
 	got = get_net_ns_by_fd(fd);
@@ -70,7 +70,7 @@ static void get_net_ns_by_fd_netns_fd_gives_its_net(struct kunit *test)
 }
 
 /* An nsfs file of another type is EINVAL, and takes nothing. */
-static void get_net_ns_by_fd_uts_fd_is_einval(struct kunit *test)
+static void net_ns_by_fd_uts_fd_is_einval(struct kunit *test)
 {
 	struct uts_namespace *uts;
 	int fd;
@@ -80,16 +80,16 @@ static void get_net_ns_by_fd_uts_fd_is_einval(struct kunit *test)
 	uts = copy_utsname(CLONE_NEWUTS, &init_user_ns, &init_uts_ns);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, uts);
 	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, netns_kunit_put_uts_ns,
+			kunit_add_action_or_reset(test, net_ns_kunit_put_uts_ns,
 						  uts));
-	fd = open_related_ns(&uts->ns, netns_kunit_get_same);
+	fd = open_related_ns(&uts->ns, net_ns_kunit_get_same);
 	KUNIT_ASSERT_GE(test, fd, 0);
 	KUNIT_EXPECT_PTR_EQ(test, get_net_ns_by_fd(fd), ERR_PTR(-EINVAL));
 	close_fd(fd);
 }
 
 /* A file that is not an nsfs file (a socket) is EINVAL. */
-static void get_net_ns_by_fd_socket_is_einval(struct kunit *test)
+static void net_ns_by_fd_socket_is_einval(struct kunit *test)
 {
 	int fd = __sys_socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
 
@@ -99,35 +99,32 @@ static void get_net_ns_by_fd_socket_is_einval(struct kunit *test)
 }
 
 /* No file: a closed fd and -1 are EBADF (EINVAL without CONFIG_NET_NS). */
-static void get_net_ns_by_fd_closed_or_minus_one_is_ebadf(struct kunit *test)
+static void net_ns_by_fd_closed_or_minus_one_is_ebadf(struct kunit *test)
 {
 	int fd = __sys_socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
 
 	KUNIT_ASSERT_GE(test, fd, 0);
 	close_fd(fd);
 	KUNIT_EXPECT_PTR_EQ(test, get_net_ns_by_fd(fd),
-			    ERR_PTR(ebadf_or_einval));
+			    ERR_PTR(net_ns_kunit_ebadf_or_einval));
 	KUNIT_EXPECT_PTR_EQ(test, get_net_ns_by_fd(-1),
-			    ERR_PTR(ebadf_or_einval));
+			    ERR_PTR(net_ns_kunit_ebadf_or_einval));
 	KUNIT_EXPECT_PTR_EQ(test, get_net_ns_by_fd(INT_MAX),
-			    ERR_PTR(ebadf_or_einval));
+			    ERR_PTR(net_ns_kunit_ebadf_or_einval));
 }
 
-static struct kunit_case get_net_ns_by_fd_test_cases[] = {
-	KUNIT_CASE(get_net_ns_by_fd_netns_fd_gives_its_net),
-	KUNIT_CASE(get_net_ns_by_fd_uts_fd_is_einval),
-	KUNIT_CASE(get_net_ns_by_fd_socket_is_einval),
-	KUNIT_CASE(get_net_ns_by_fd_closed_or_minus_one_is_ebadf),
+static struct kunit_case net_ns_test_cases[] = {
+	KUNIT_CASE(net_ns_by_fd_netns_fd_gives_its_net),
+	KUNIT_CASE(net_ns_by_fd_uts_fd_is_einval),
+	KUNIT_CASE(net_ns_by_fd_socket_is_einval),
+	KUNIT_CASE(net_ns_by_fd_closed_or_minus_one_is_ebadf),
 	{}
 };
 
-static struct kunit_suite get_net_ns_by_fd_test_suite = {
-	.name = "get_net_ns_by_fd",
-	.init = netns_kunit_init,
-	.test_cases = get_net_ns_by_fd_test_cases,
+static struct kunit_suite net_ns_test_suite = {
+	.name = "net_ns",
+	.init = net_ns_kunit_init,
+	.test_cases = net_ns_test_cases,
 };
 
-kunit_test_suite(get_net_ns_by_fd_test_suite);
-
-MODULE_DESCRIPTION("KUnit tests for get_net_ns_by_fd()");
-MODULE_LICENSE("GPL");
+kunit_test_suite(net_ns_test_suite);
