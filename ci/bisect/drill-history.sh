@@ -3,13 +3,13 @@
 # deciding test does not compile at the culprit. Debian's linux-source-6.12
 # as the first commit, then:
 #   harmless          a comment
-#   the gap opens     check_setns_flags() renamed: nsfd's nsproxy_setns
+#   the gap opens     check_setns_flags() renamed: nsfd's nsproxy
 #                     KUnit suite, which calls it, no longer compiles there
 #   THE CULPRIT       the renamed check accepts flags == 0
 #   the gap closes    the old name back: the suite compiles, and fails
 #   harmless          a comment
 # `make bisect KERNEL_SRC=DIR GOOD=drill-good BAD=drill-bad
-# TEST='nsproxy_setns check_setns_flags'` must answer the culprit, or the
+# TEST='nsproxy nsproxy_check_setns_flags'` must answer the culprit, or the
 # culprit among the skipped commits around it: never the commit that
 # closes the gap, where the test first runs and fails.
 #

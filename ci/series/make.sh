@@ -70,7 +70,7 @@ objects_of() {
 
 # includer_of COMMIT FILE: the .c outside tools/ that #includes FILE by a
 # path relative to its own directory (fs/proc/namespaces.c for
-# fs/proc/namespaces_kunit.c, fs/nsfs.c for fs/tests/nsfs_kunit.c), else FILE.
+# fs/proc/tests/proc_ns_kunit.c, fs/nsfs.c for fs/tests/nsfs_kunit.c), else FILE.
 includer_of() {
 	local c=$1 f=$2 hit file path
 	while IFS= read -r hit; do
