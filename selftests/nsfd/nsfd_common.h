@@ -258,6 +258,45 @@ static inline int sys_pidfd_open(pid_t pid, unsigned int flags)
 	return syscall(__NR_pidfd_open, pid, flags);
 }
 
+/*
+ * /proc, opened when the program starts, by whoever started it (root
+ * under run_kselftest.sh). The helpers below walk every path under /proc
+ * from this fd, never from "/": a walk from "/" needs search permission
+ * on the root directory (fs/namei.c may_lookup()), and a cpio initramfs
+ * whose "." entry has mode 0700 (packed from a mktemp -d directory) gives
+ * the root directory that mode (init/initramfs.c do_name()). There uid
+ * 65534 gets EACCES before procfs is asked anything (and so does root in
+ * a new user namespace when "/" belongs to the packer's uid), and a test
+ * would judge the rootfs instead of procfs. -errno if /proc could not be
+ * opened: the helpers then walk from "/".
+ */
+static int nsfd_proc_dir = -EBADF;
+
+static void __attribute__((constructor)) nsfd_open_proc_dir(void)
+{
+	nsfd_proc_dir = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (nsfd_proc_dir < 0)
+		nsfd_proc_dir = -errno;
+}
+
+/*
+ * The dirfd to walk @path from, for the *at() calls: nsfd_proc_dir, with
+ * *@rel the part after "/proc/", for a path under /proc; else AT_FDCWD,
+ * with *@rel = @path.
+ */
+static inline int nsfd_at(const char *path, const char **rel)
+{
+	static const char proc[] = "/proc/";
+	size_t len = sizeof(proc) - 1;
+
+	if (nsfd_proc_dir >= 0 && !strncmp(path, proc, len) && path[len]) {
+		*rel = path + len;
+		return nsfd_proc_dir;
+	}
+	*rel = path;
+	return AT_FDCWD;
+}
+
 /* The path of /proc/<pid>/ns/<name> (pid 0: self) in @buf. */
 static inline const char *nsfd_ns_path(pid_t pid, const char *name,
 				       char *buf, size_t size)
@@ -272,21 +311,25 @@ static inline const char *nsfd_ns_path(pid_t pid, const char *name,
 /* Open /proc/<pid>/ns/<name> (pid 0: self). */
 static inline int nsfd_open_ns(pid_t pid, const char *name)
 {
+	const char *rel;
 	char path[64];
+	int dir;
 
-	return nsfd_err(open(nsfd_ns_path(pid, name, path, sizeof(path)),
-			     O_RDONLY | O_CLOEXEC));
+	dir = nsfd_at(nsfd_ns_path(pid, name, path, sizeof(path)), &rel);
+	return nsfd_err(openat(dir, rel, O_RDONLY | O_CLOEXEC));
 }
 
 /* readlink of /proc/<pid>/ns/<name> into buf, NUL-terminated. */
 static inline int nsfd_ns_link(pid_t pid, const char *name, char *buf,
 			       size_t size)
 {
+	const char *rel;
 	char path[64];
 	ssize_t n;
+	int dir;
 
-	n = readlink(nsfd_ns_path(pid, name, path, sizeof(path)), buf,
-		     size - 1);
+	dir = nsfd_at(nsfd_ns_path(pid, name, path, sizeof(path)), &rel);
+	n = readlinkat(dir, rel, buf, size - 1);
 	if (n < 0)
 		return -errno;
 	buf[n] = '\0';
@@ -304,11 +347,13 @@ static inline ino_t nsfd_fd_ino(int fd)
 /* The nsfs inode number of /proc/self/ns/<name>, 0 on error. */
 static inline ino_t nsfd_self_ino(const char *name)
 {
+	const char *rel;
 	char path[64];
 	struct stat st;
+	int dir;
 
-	return stat(nsfd_ns_path(0, name, path, sizeof(path)), &st) ?
-	       0 : st.st_ino;
+	dir = nsfd_at(nsfd_ns_path(0, name, path, sizeof(path)), &rel);
+	return fstatat(dir, rel, &st, 0) ? 0 : st.st_ino;
 }
 
 /*
@@ -343,9 +388,11 @@ static inline int nsfd_detached_ns(int type, const char *name,
 static inline int nsfd_write_file(const char *path, const char *s)
 {
 	ssize_t len = strlen(s), n;
-	int fd, err = 0;
+	int dir, fd, err = 0;
+	const char *rel;
 
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	dir = nsfd_at(path, &rel);
+	fd = openat(dir, rel, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	n = write(fd, s, len);
@@ -359,10 +406,12 @@ static inline int nsfd_write_file(const char *path, const char *s)
 
 static inline int nsfd_read_file(const char *path, char *buf, size_t size)
 {
+	const char *rel;
+	int dir, fd;
 	ssize_t n;
-	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	dir = nsfd_at(path, &rel);
+	fd = openat(dir, rel, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	n = read(fd, buf, size - 1);
@@ -784,14 +833,16 @@ static inline const struct nsfd_type_probe *nsfd_type(int type);
 static inline void nsfd_probe_type(int type, struct nsfd_type_probe *p)
 {
 	const struct nsfd_ns *ns = nsfd_ns_of_type(type);
-	int flags = type, err, err_userns;
+	int flags = type, err, err_userns, dir;
+	const char *rel;
 
 	p->have = NSFD_YES;
 	p->why[0] = '\0';
 	if (!ns || type == CLONE_NEWNS)
 		return;
 	if (type == CLONE_NEWCGROUP) {
-		if (access("/proc/self/cgroup", F_OK)) {
+		dir = nsfd_at("/proc/self/cgroup", &rel);
+		if (faccessat(dir, rel, F_OK, 0)) {
 			p->have = NSFD_NO;
 			snprintf(p->why, sizeof(p->why),
 				 "%s is off (no /proc/self/cgroup: %s)",

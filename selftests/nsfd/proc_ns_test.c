@@ -841,7 +841,10 @@ TEST_F(entry, zombie_keeps_only_user_and_pid)
 }
 
 /*
- * Another uid's task: no PTRACE_MODE_READ_FSCREDS, so EACCES for link and open.
+ * Another uid's task: no PTRACE_MODE_READ_FSCREDS, so EACCES for link and
+ * open. Both walk from /proc as opened at start (nsfd_proc_dir): the
+ * EACCES is the ptrace check's, not that of a root directory uid 65534
+ * may not search.
  */
 TEST_F(entry, other_uid_task_entry_is_eacces)
 {

@@ -1086,7 +1086,9 @@ TEST_F(sat, pidfd_of_task_in_other_netns_without_cap_sys_admin_is_eperm)
 /*
  * uid 65534 and a uid 65534 task in a netns that root made: the ptrace
  * check passes (same uid, dumpable; the /proc ns file opens), the
- * capability rule does not.
+ * capability rule does not. The open walks from /proc as the program
+ * found it at start (nsfd_proc_dir), so that a root directory uid 65534
+ * may not search cannot answer EACCES for procfs.
  */
 TEST_F(sat, pidfd_of_same_uid_task_in_root_owned_netns_is_eperm)
 {
