@@ -68,4 +68,14 @@ trap 'rm -f "$spec"' EXIT
 echo "nod /dev/console 0600 0 0 c 5 1" >"$spec"
 (cd "$kdir" && "$(realpath "$kdir/source" 2>/dev/null || echo "$kdir")/usr/gen_initramfs.sh" \
 	-o "$cpio" -u squash -g squash "$root" "$spec")
-echo "rootfs: $cpio, $(find "$root" -type f | wc -l) files"
+# A root directory only root may search, as a rootfs packed with
+# `find . | cpio` from a mktemp -d directory has: its "." entry sets the
+# mode of the kernel's "/" (init/initramfs.c, do_name()). A test that
+# walks from "/" as another uid gets EACCES there; nsfd's cases must not
+# depend on the rootfs they run in. An archive appended to the first is
+# unpacked after it.
+dot=$(mktemp -d)
+chmod 0700 "$dot"
+(cd "$dot" && echo . | cpio --quiet -o -H newc -R 0:0) >>"$cpio"
+rmdir "$dot"
+echo "rootfs: $cpio, $(find "$root" -type f | wc -l) files, / mode 0700"
