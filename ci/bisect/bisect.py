@@ -45,7 +45,7 @@ sys.path.insert(0, CI)
 sys.path.insert(0, HERE)
 
 import verdict  # noqa: E402  ci/bisect/verdict.py: each step's decision
-from pipeline import arches, procs  # noqa: E402
+from pipeline import arches, procs, runlog  # noqa: E402
 
 OUT = os.path.join(TOP, 'out', 'bisect')
 REPO = os.path.join(TOP, 'build', 'bisect', 'repo.git')
@@ -70,8 +70,11 @@ class Abort(Exception):
     """An environment error: the bisection stops, exit 2."""
 
 
+STARTED = time.monotonic()
+
+
 def log(msg):
-    print('nsfd: bisect: ' + msg, flush=True)
+    print('nsfd: bisect: %s  %s' % (msg, runlog.elapsed(STARTED)), flush=True)
 
 
 def git(*args, check=True):

@@ -51,7 +51,7 @@ sys.path.insert(0, CI)
 sys.path.insert(0, HERE)
 
 import mutant  # noqa: E402  ci/mutants/mutant.py: parse, check, record, score
-from pipeline import procs  # noqa: E402
+from pipeline import procs, runlog  # noqa: E402
 
 RES = os.path.join(TOP, 'out', 'mutants')
 TREE = os.path.join(TOP, 'build', 'patched', 'src')
@@ -61,8 +61,11 @@ class Stop(Exception):
     """The campaign cannot go on: exit 2 with this message."""
 
 
+STARTED = time.monotonic()
+
+
 def say(msg):
-    print('mutants: ' + msg, flush=True)
+    print('mutants: %s  %s' % (msg, runlog.elapsed(STARTED)), flush=True)
 
 
 def since(t):

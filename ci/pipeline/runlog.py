@@ -31,15 +31,25 @@ class Stage:
 
 class Say:
     """Progress lines to STREAM: stdout, or a buffer that make test
-    prints once the tests it holds, run beside the next kernel build, end."""
+    prints once the tests it holds, run beside the next kernel build, end.
+    Each line ends with the time since START (this Say's creation, or the
+    run's Say it buffers for): "[+m:ss]"."""
 
-    def __init__(self, stream=None):
+    def __init__(self, stream=None, start=None):
         self.stream = stream
+        self.start = time.monotonic() if start is None else start
 
     def __call__(self, msg):
         stream = self.stream or sys.stdout
-        stream.write('nsfd: %s\n' % msg)
+        stream.write('nsfd: %s  %s\n' % (msg, elapsed(self.start)))
         stream.flush()
+
+
+def elapsed(start):
+    """"[+m:ss]" since START (time.monotonic()); "[+h:mm:ss]" from an hour."""
+    h, rest = divmod(int(time.monotonic() - start), 3600)
+    m, sec = divmod(rest, 60)
+    return '[+%d:%02d:%02d]' % (h, m, sec) if h else '[+%d:%02d]' % (m, sec)
 
 
 def now():

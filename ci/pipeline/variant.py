@@ -213,7 +213,7 @@ class Variant:
             # they end (and kept there if the run is stopped).
             stream = open(os.path.join(self.out, 'tests.log'), 'w+')
             mine = copy.copy(self)
-            mine.say = runlog.Say(stream)
+            mine.say = runlog.Say(stream, self.say.start)
 
             def work():
                 try:

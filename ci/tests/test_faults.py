@@ -693,7 +693,7 @@ class Decisions(unittest.TestCase):
                 f.write('print("NSFS_KUNIT_TEST\\tfs/nsfs.o\\tnsfs.c\\tnsfs")\n')
             with self.assertRaises(runlog.EnvError) as raised:
                 kernel._kunit_objects(ci, os.path.join(TOP, 'kunit'))
-            self.assertIn('lists no object for the KUnit suite(s) ns_ops', str(raised.exception))
+            self.assertIn('lists no object for the KUnit suite(s) proc_ns, nsproxy', str(raised.exception))
             with open(script, 'w') as f:
                 f.write('')
             with self.assertRaises(runlog.EnvError):
