@@ -37,6 +37,8 @@ RESERVED_DOMAINS = ('example.com', 'example.net', 'example.org')
 def is_placeholder(name, email):
     """Why NAME <EMAIL> cannot sign a mail, or '' if it can."""
     name, email = (name or '').strip(), (email or '').strip()
+    if not name and not email:
+        return 'user.name and user.email are not set'
     if not name:
         return 'user.name is not set'
     if not email:

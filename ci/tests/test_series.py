@@ -76,7 +76,7 @@ class SenderIdentity(unittest.TestCase):
         out = self.sender()
         self.assertEqual(out.returncode, 2, out)
         self.assertEqual(out.stdout, '')
-        self.assertIn('user.name is not set', out.stderr)
+        self.assertIn('user.name and user.email are not set', out.stderr)
         self.assertIn('git config --global user.name "Your Name"', out.stderr)
         self.assertIn('git config --global user.email', out.stderr)
 
