@@ -174,8 +174,12 @@ else
 fi
 if [ -f "$cover" ]; then
 	python3 - "$out"/0000-cover-letter.patch "$cover" "$base" "$out" <<'PY' || rc=1
-import glob, re, sys
-path, cover = sys.argv[1], open(sys.argv[2]).read().replace('@BASE@', sys.argv[3]).split('\n', 1)
+import glob, re, sys, textwrap
+# The paragraph that names the base, filled again to 72 columns.
+paras = open(sys.argv[2]).read().split('\n\n')
+paras = [textwrap.fill(p.replace('@BASE@', sys.argv[3]), 72, break_on_hyphens=False,
+                       break_long_words=False) if '@BASE@' in p else p for p in paras]
+path, cover = sys.argv[1], '\n\n'.join(paras).split('\n', 1)
 subject, body = cover[0].strip(), cover[1].strip('\n') if len(cover) > 1 else ''
 text = open(path).read()
 text = re.sub(r'\[(PATCH[^\]]*) 0/(\d+)\] \*\*\* SUBJECT HERE \*\*\*',
