@@ -36,6 +36,10 @@ set -euo pipefail
 # Called from a git hook or `git bisect run`, git's own variables would
 # point every git call below at the caller's repository.
 unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_PREFIX GIT_COMMON_DIR
+# The commits made here are the same whoever runs it (the base commit is
+# what a mail's base-commit: names): no identity or date from the caller.
+unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_AUTHOR_DATE \
+	GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL GIT_COMMITTER_DATE
 top=$(cd "$(dirname "$0")/.." && pwd)
 dest=$(realpath -m "${1:?usage: ci/prepare-tree.sh DEST [KERNEL_SRC]}")
 ext=${2:-}
@@ -65,6 +69,7 @@ unpack_tarball() {
 	local key; key=$(stat -c '%s %Y %n' "$tarball")
 	if [ "$(cat "$dest/.git/nsfd-tarball" 2>/dev/null)" = "$key" ]; then
 		[ -f "$dest/.git/nsfd-source" ] || basename "$tarball" >"$dest/.git/nsfd-source"
+		g tag -f nsfd-base "$(base_commit "$(g rev-parse "nsfd-base^{tree}")")" >/dev/null
 		return 0
 	fi
 	echo "tree: unpacking $tarball"
@@ -73,10 +78,20 @@ unpack_tarball() {
 	g init -q
 	# Debian's top-level .gitignore ignores everything: add by force.
 	g add -Af
-	g commit -q -m "$(basename "$tarball") as shipped"
-	g tag -f nsfd-base >/dev/null
+	g tag -f nsfd-base "$(base_commit "$(g write-tree)")" >/dev/null
 	echo "$key" >"$dest/.git/nsfd-tarball"
 	basename "$tarball" >"$dest/.git/nsfd-source"
+}
+
+# base_commit TREE: the commit of the unpacked tarball. Its id is what the
+# mail's base-commit: names and what the robot applies the mail to, so it
+# is a function of the tarball alone: its tree (every file and mode), a
+# fixed author, committer and date (6.12's release), and the tarball's
+# name. A tree unpacked before this was so gets the same commit again
+# (below), without unpacking.
+base_commit() {
+	GIT_AUTHOR_DATE="2024-11-17T12:00:00Z" GIT_COMMITTER_DATE="2024-11-17T12:00:00Z" \
+		g commit-tree --no-gpg-sign "$1" -m "$(basename "$tarball") as shipped"
 }
 
 take_kernel_src() {
@@ -121,8 +136,8 @@ take_kernel_src() {
 
 apply_series() {
 	local key p
-	key=$( { cat "$top/patches/series"; for p in $(series_files); do cat "$top/patches/$p"; done; } |
-		sha256sum | cut -d' ' -f1)
+	key=$( { g rev-parse nsfd-base; cat "$top/patches/series"
+		for p in $(series_files); do cat "$top/patches/$p"; done; } | sha256sum | cut -d' ' -f1)
 	if [ "$(cat "$dest/.git/nsfd-series" 2>/dev/null)" = "$key" ] &&
 	   g rev-parse -q --verify nsfd-series >/dev/null; then
 		return 0

@@ -1,7 +1,8 @@
 """make robot: the series as a kernel test robot takes it from the list.
 
- 1. series: ci/series/mail.sh writes the mail (out/series/), as make
-    series does;
+ 1. series: ci/series/mail.sh --robot writes the mail as make series
+    does, into out/robot-ARCH/mail/ (signed by the robot: its run needs no
+    sender identity, and it leaves out/series/ alone);
  2. apply:  `git am` of its patches, cover letter aside, on the pristine
     Debian 6.12 tree (tag nsfd-base of build/patched/src), in a tree of
     the robot's own, build/robot/src: nothing of kunit/ or selftests/nsfd/
@@ -116,15 +117,14 @@ class Robot:
 
     # 1. The mail.
     def series(self):
-        rc = procs.run([os.path.join(CI, 'series', 'mail.sh')], out=self.log('series.log'),
-                       pass_fds=(procs.LOCK_FD,))
+        rc = procs.run([os.path.join(CI, 'series', 'mail.sh'), '--robot', self.log('mail')],
+                       out=self.log('series.log'), pass_fds=(procs.LOCK_FD,))
         if rc not in (0, 1):
             return Stage('env-error', 'ci/series/mail.sh failed: see out/%s/series.log' % self.name)
-        return Stage('ok', '%d mails in out/series/' % len(self.mails(with_cover=True)))
+        return Stage('ok', '%d mails in out/%s/mail/' % (len(self.mails(with_cover=True)), self.name))
 
-    @staticmethod
-    def mails(with_cover=False):
-        return [p for p in sorted(glob.glob(os.path.join(TOP, 'out', 'series', '0*.patch')))
+    def mails(self, with_cover=False):
+        return [p for p in sorted(glob.glob(os.path.join(self.log('mail'), '0*.patch')))
                 if with_cover or os.path.basename(p) != '0000-cover-letter.patch']
 
     # 2. The mail on the pristine tree.

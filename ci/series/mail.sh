@@ -4,12 +4,23 @@
 # entry and the selftests TARGETS line a mailed series carries), the cover
 # letter of patches/cover-letter.txt (first line: subject; then the body),
 # To:/Cc: per patch, and the man page as a man-pages patch of its own in
-# out/series/man-pages/. What `make series` checks and `make robot` applies
-# to a pristine tree, as a robot takes it from the list.
+# out/series/man-pages/. What `make series` checks and sends.
 #
-# usage: ci/series/mail.sh
+# Every commit of the mail is made again as the sender's: author and
+# committer from `git config user.name`/`user.email` where make series
+# runs, the message signed off by them (placeholder sign-offs dropped,
+# ci/series/identity.py). With no identity, or a placeholder one, nothing
+# is written: exit 2 and how to set one. The series' base is the commit
+# of the tree the robot builds, named in the cover letter's base-commit:
+# (ci/prepare-tree.sh makes it the same for the same tarball).
+#
+# usage: ci/series/mail.sh [--robot OUTDIR]
+# --robot: the robot's copy into OUTDIR, signed by "nsfd robot
+# <robot@localhost>" whatever git config says: make robot applies it to a
+# pristine tree and needs no sender (a run must not depend on, or fail
+# for, who runs it), and it never overwrites out/series/.
 # Exit 0, 1 when the cover letter does not list the patches as emitted, 2
-# when the tree cannot be prepared.
+# when there is no sender identity or the tree cannot be prepared.
 set -euo pipefail
 # A failure inside $(...) must stop the script too (an empty MAINTAINERS
 # must never be mailed).
@@ -17,92 +28,164 @@ shopt -s inherit_errexit
 rc=0
 top=$(cd "$(dirname "$0")/../.." && pwd)
 src=$top/build/patched/src
-out=$top/out/series
+ident=$top/ci/series/identity.py
+if [ "${1:-}" = --robot ]; then
+	out=$(realpath -m "${2:?usage: ci/series/mail.sh [--robot OUTDIR]}")
+	sender="nsfd robot <robot@localhost>" sign=(sign --unchecked)
+else
+	[ $# = 0 ] || { echo "usage: ci/series/mail.sh [--robot OUTDIR]" >&2; exit 2; }
+	out=$top/out/series
+	# Before anything is prepared: the sender, or exit 2 saying how.
+	sender=$(python3 "$ident" sender "$top") || exit 2
+	sign=(sign)
+fi
 
 . "$top/ci/build-lock.sh"
+. "$top/ci/series/includer.sh"
 hold_build_lock "$top" || { echo "series: $top/build/.lock is held by a run" >&2; exit 2; }
 "$top/ci/prepare-tree.sh" "$src" || exit 2
 
-# The mailed test patches also carry what make run does without: their
-# MAINTAINERS entry and the selftests TARGETS line, edited in by
-# ci/series/wiring.py on the tree's own files (no context diff). Each is
-# a new commit with the original's message and author, tagged nsfd-mail.
+# From here every commit, the cover letter's From: and the man page's are
+# the sender's.
+sender_name=${sender% <*} sender_email=${sender##*<} sender_email=${sender_email%>}
+export GIT_AUTHOR_NAME=$sender_name GIT_AUTHOR_EMAIL=$sender_email
+export GIT_COMMITTER_NAME=$sender_name GIT_COMMITTER_EMAIL=$sender_email
+
+# The mail's commits, each made again on the last: the sender's author,
+# committer and sign-off, the original's message and author date (the
+# same inputs and sender give the same commits). The test commits also
+# carry what make run does without, edited in by ci/series/wiring.py on
+# the tree's own files (no context diff, so any tree's MAINTAINERS will
+# do):
+#  - a MAINTAINERS section, with the sender as M:, for what the series
+#    adds and no subsystem maintains: the nsfd selftests and socketat's
+#    KUnit suite (a file of the net patch named after socketat);
+#  - every other KUnit file goes to the section of the code it tests (the
+#    .c that #includes it), when no section names it already, as
+#    fs/tests/exec_kunit.c is under EXEC & BINFMT API: get_maintainer.pl
+#    then sends each suite to its own subsystem's list;
+#  - the selftests TARGETS line.
+# Tagged nsfd-mail.
 title="NSFD: NAMESPACE FILE DESCRIPTOR TESTS"
-sob=$(sed -n 's/^Signed-off-by: //p' "$top/selftests/nsfd/commit-msg" | tail -n 1)
-export NSFD_SECTION_HEAD="M:\t$sob\nL:\tlinux-kernel@vger.kernel.org\nS:\tMaintained"
-rewire() { # rewire COMMIT PARENT PATH CMD...: COMMIT's tree on PARENT, PATH piped through CMD
-	local c=$1 parent=$2 path=$3 blob tree; shift 3
-	export GIT_INDEX_FILE=$src/.git/nsfd-mail.index
-	git -C "$src" read-tree "$c"
-	blob=$(git -C "$src" cat-file blob "$parent:$path" | "$@" | git -C "$src" hash-object -w --stdin)
+export NSFD_SECTION_HEAD="M:\t$sender\nL:\tlinux-kernel@vger.kernel.org\nS:\tMaintained"
+wiring=$top/ci/series/wiring.py
+idx=$src/.git/nsfd-mail.index
+trap 'rm -f "$idx" "$src/.git/nsfd-mail.msg"' EXIT
+export GIT_INDEX_FILE=$idx
+# wire TREE FROM PATH CMD...: TREE with PATH replaced by FROM's PATH piped
+# through CMD (FROM's PATH as it is when CMD is "cat").
+wire() {
+	local tree=$1 from=$2 path=$3 blob; shift 3
+	git -C "$src" read-tree "$tree"
+	blob=$(git -C "$src" cat-file blob "$from:$path" | "$@" | git -C "$src" hash-object -w --stdin)
 	git -C "$src" update-index --cacheinfo "100644,$blob,$path"
-	tree=$(git -C "$src" write-tree)
-	unset GIT_INDEX_FILE
-	GIT_AUTHOR_NAME=$(git -C "$src" log -1 --format=%an "$c") GIT_AUTHOR_EMAIL=$(git -C "$src" log -1 --format=%ae "$c") \
-	GIT_AUTHOR_DATE=$(git -C "$src" log -1 --format=%aI "$c") GIT_COMMITTER_DATE=$(git -C "$src" log -1 --format=%cI "$c") \
-		git -C "$src" commit-tree "$tree" -p "$parent" -F <(git -C "$src" log -1 --format=%B "$c")
+	git -C "$src" write-tree
 }
-# Each test commit (one per kunit/patches line, then the selftests) adds
-# the files it creates to the section; the selftests' also the TARGETS line.
-t=nsfd-series
-for c in $(git -C "$src" rev-list --reverse nsfd-series..nsfd-tests); do
-	added=$(git -C "$src" diff --name-only --diff-filter=A "$c^" "$c" | LC_ALL=C sort)
-	if grep -q '^tools/testing/selftests/nsfd/' <<<"$added"; then
-		n=$(rewire "$c" "$t" MAINTAINERS "$top/ci/series/wiring.py" maintainers "$title" \
-			tools/testing/selftests/nsfd/)
-		n=$(rewire "$n" "$t" tools/testing/selftests/Makefile "$top/ci/series/wiring.py" target nsfd)
-	else
-		# shellcheck disable=SC2086  # one argument per file
-		n=$(rewire "$c" "$t" MAINTAINERS "$top/ci/series/wiring.py" maintainers "$title" $added)
+# as_sender COMMIT TREE PARENT: COMMIT again, as the sender's, with TREE on PARENT.
+as_sender() {
+	local date
+	date=$(git -C "$src" log -1 --format=%aI "$1")
+	git -C "$src" log -1 --format=%B "$1" | python3 "$ident" "${sign[@]}" "$sender" >"$src/.git/nsfd-mail.msg"
+	GIT_AUTHOR_DATE=$date GIT_COMMITTER_DATE=$date \
+		git -C "$src" commit-tree "$2" -p "$3" -F "$src/.git/nsfd-mail.msg"
+}
+t=nsfd-base
+for c in $(git -C "$src" rev-list --reverse nsfd-base..nsfd-tests); do
+	tree=$(git -C "$src" rev-parse "$c^{tree}")
+	if ! git -C "$src" merge-base --is-ancestor "$c" nsfd-series; then
+		# The wiring of the commits before this one, then this one's.
+		tree=$(wire "$tree" "$t" MAINTAINERS cat)
+		tree=$(wire "$tree" "$t" tools/testing/selftests/Makefile cat)
+		added=$(git -C "$src" diff --name-only --diff-filter=A "$c^" "$c" | LC_ALL=C sort)
+		if grep -q '^tools/testing/selftests/nsfd/' <<<"$added"; then
+			tree=$(wire "$tree" "$tree" MAINTAINERS "$wiring" maintainers "$title" \
+				tools/testing/selftests/nsfd/)
+			tree=$(wire "$tree" "$tree" tools/testing/selftests/Makefile "$wiring" target nsfd)
+		else
+			while IFS= read -r f; do
+				if [[ ${f##*/} == *socketat* ]]; then
+					tree=$(wire "$tree" "$tree" MAINTAINERS "$wiring" maintainers "$title" "$f")
+				elif [[ $f == *.c ]] && code=$(includer_of "$src" "$c" "$f") && [ "$code" != "$f" ]; then
+					tree=$(wire "$tree" "$tree" MAINTAINERS "$wiring" route "$f" "$code")
+				fi
+			done <<<"$added"
+		fi
 	fi
-	t=$n
+	t=$(as_sender "$c" "$tree" "$t")
 done
+unset GIT_INDEX_FILE
 git -C "$src" tag -f nsfd-mail "$t" >/dev/null
 
-# netdev's tree for new features; NIPA reads the tree from the subject.
-prefix="PATCH net-next"
+# Not net-next: the series is made and tested on 6.12 (the cover letter's
+# Base:) and does not apply to net-next as it is (463 is setxattrat there
+# since 6.13), so its subject names no tree it would not apply to. RFC: a
+# new syscall for linux-api to discuss, on a base no maintainer applies to.
+prefix="PATCH RFC"
 # To: the networking and API lists, on every patch.  Cc: per patch, whom
 # get_maintainer.pl names for that patch, plus the KUnit list on a patch
 # that adds a KUnit suite; the cover letter is Cc'd to all of them.
 to=(netdev@vger.kernel.org linux-api@vger.kernel.org)
 rm -rf "$out"; mkdir -p "$out"
+# --base: the cover letter ends with base-commit: nsfd-base, the tree the
+# robot builds.
 git -C "$src" format-patch -q --cover-letter --thread=shallow --subject-prefix="$prefix" \
-	"${to[@]/#/--to=}" -o "$out" nsfd-base..nsfd-mail
+	--base=nsfd-base "${to[@]/#/--to=}" -o "$out" nsfd-base..nsfd-mail
+# get_maintainer.pl as it runs on the series applied: on the MAINTAINERS
+# of nsfd-mail, with the wiring above (6.12's script reads ./MAINTAINERS
+# only; --no-tree lets it run in a directory that holds just that file,
+# with the tree's .mailmap, which maps maintainers to the addresses they
+# want, and .get_maintainer.ignore).
+gm=$(mktemp -d)
+for f in MAINTAINERS .mailmap .get_maintainer.ignore; do
+	git -C "$src" cat-file blob "nsfd-mail:$f" >"$gm/$f" 2>/dev/null || rm -f "$gm/$f"
+done
 cc_of() { # cc_of PATCH: one address a line
-	{ (cd "$src" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
+	{ (cd "$gm" && perl "$src/scripts/get_maintainer.pl" --no-tree --no-git --no-git-fallback \
 		--no-rolestats "$1") | grep '@'
 	  if grep -q '^+.*struct kunit_suite' "$1"; then echo kunit-dev@googlegroups.com; fi; } |
-		grep -vxF -e "${to[0]}" -e "${to[1]}" | awk '!seen[$0]++'
+		grep -vxF -e "${to[0]}" -e "${to[1]}" -e "$sender" | awk '!seen[$0]++'
 }
 for p in "$out"/0*.patch; do
 	[ "${p##*/}" = 0000-cover-letter.patch ] && continue
 	cc_of "$p" >"$p.cc"
 done
+rm -rf "$gm"
 cat "$out"/0*.patch.cc | awk '!seen[$0]++' >"$out/0000-cover-letter.patch.cc"
 for p in "$out"/0*.patch; do
 	python3 "$top/ci/series/wiring.py" cc "$p.cc" <"$p" >"$p.new"
 	mv "$p.new" "$p"; rm "$p.cc"
 done
 
-# The cover letter: @BASE@ names the tree the series applies to; its
-# "  N/M subject" lines must match the patches as emitted.
+# The cover letter: @BASE@ names what the series was made and tested on:
+# the tarball (its Debian package and version) and the kernel version of
+# its Makefile; format-patch --base has put that tree's commit last
+# (base-commit:). Its "  N/M subject" lines must match the patches as
+# emitted.
 cover=$top/patches/cover-letter.txt
-base="Debian's linux-source-6.12 $(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null ||
-	echo '(version unknown)'), kernelversion $(make -s -C "$src" kernelversion 2>/dev/null)"
+tarball=${NSFD_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+pkg=$(dpkg-query -S "$tarball" 2>/dev/null | cut -d: -f1 || true)
+kv=$(git -C "$src" cat-file blob nsfd-base:Makefile | awk -F' = ' '
+	$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 } $1 == "SUBLEVEL" { s = $2 }
+	$1 == "EXTRAVERSION" && !done { e = $2; done = 1 } END { print v "." p "." s e }')
+if [ -n "$pkg" ]; then
+	base="Debian's $pkg $(dpkg-query -W -f='${Version}' "$pkg"), that is Linux $kv as Debian ships it"
+else
+	base="$(basename "$tarball"), Linux $kv"
+fi
 if [ -f "$cover" ]; then
 	python3 - "$out"/0000-cover-letter.patch "$cover" "$base" "$out" <<'PY' || rc=1
-import glob, re, sys
-path, cover = sys.argv[1], open(sys.argv[2]).read().replace('@BASE@', sys.argv[3]).split('\n', 1)
+import glob, re, sys, textwrap
+# The paragraph that names the base, filled again to 72 columns.
+paras = open(sys.argv[2]).read().split('\n\n')
+paras = [textwrap.fill(p.replace('@BASE@', sys.argv[3]), 72, break_on_hyphens=False,
+                       break_long_words=False) if '@BASE@' in p else p for p in paras]
+path, cover = sys.argv[1], '\n\n'.join(paras).split('\n', 1)
 subject, body = cover[0].strip(), cover[1].strip('\n') if len(cover) > 1 else ''
 text = open(path).read()
 text = re.sub(r'\[(PATCH[^\]]*) 0/(\d+)\] \*\*\* SUBJECT HERE \*\*\*',
               lambda m: re.sub(r'\[PATCH[^\]]* 0/\d+\]', '[%s 0/%s]' % m.groups(), subject),
               text)
 text = text.replace('*** BLURB HERE ***', body)
-# As git format-patch --base would: last, before the signature.
-cut = text.rfind('\n-- \n')
-cut = cut + 1 if cut >= 0 else len(text)
-text = text[:cut] + 'base-commit: unknown\n' + ('\n' if cut < len(text) else '') + text[cut:]
 open(path, 'w').write(text)
 emitted = {}
 for p in sorted(glob.glob(sys.argv[4] + '/0*.patch'))[1:]:
@@ -124,11 +207,15 @@ git -C "$man" init -q
 mkdir -p "$man/man/man2"
 cp "$top/patches/socketat.2" "$man/man/man2/socketat.2"
 git -C "$man" add man/man2/socketat.2
-git -C "$man" -c user.name="$(git -C "$src" log -1 --format=%an nsfd-series)" \
-	-c user.email="$(git -C "$src" log -1 --format=%ae nsfd-series)" \
-	commit -q -s -m "socketat.2: new page" \
+git -C "$man" commit -q -s -m "socketat.2: new page" \
 	-m "Document socketat(2), proposed for Linux in the series this accompanies."
 git -C "$man" format-patch -q --root -o "$out/man-pages" HEAD
 rm -rf "$man"
 
+# Last, whatever made the files: no placeholder in any From:, Signed-off-by:
+# or M: line of the mail (exit 2, and the mail is removed).
+if [ "${sign[*]}" = sign ] && ! python3 "$ident" check "$out"/*.patch "$out"/man-pages/*.patch; then
+	rm -rf "$out"
+	exit 2
+fi
 exit $rc

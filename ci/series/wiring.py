@@ -5,6 +5,12 @@
       adds F: lines for FILE... to the section TITLE (made, after the M:,
       L: and S: lines in NSFD_SECTION_HEAD, where it sorts among the
       sections if it is not there), keeping its F: lines sorted.
+  ci/series/wiring.py route FILE CODE  < MAINTAINERS > MAINTAINERS'
+      adds an F: line for FILE (a test) to the section that maintains CODE
+      (the source file it tests), as fs/tests/exec_kunit.c is listed under
+      EXEC & BINFMT API, so that get_maintainer.pl sends a change of the
+      test where it sends one of the code. Nothing when a section already
+      names FILE, or none names CODE ("THE REST" aside).
   ci/series/wiring.py target NAME  < tools/testing/selftests/Makefile > ...'
       adds "TARGETS += NAME" where it sorts in the first block of TARGETS.
 
@@ -54,6 +60,74 @@ def maintainers(text, title, files):
     return '\n'.join(lines)
 
 
+def sections(text):
+    """[(title, [lines])] of MAINTAINERS' sections, from "3C59X" on."""
+    out, cur, on = [], None, False
+    lines = text.split('\n')
+    for i, l in enumerate(lines):
+        if (i + 1 < len(lines) and l and not re.match(r'^[A-Z]:\t', l) and
+                re.match(r'^[A-Z]:\t', lines[i + 1]) and (i == 0 or lines[i - 1] == '')):
+            on = on or l.startswith('3C59X')
+            if on:
+                cur = (l, [])
+                out.append(cur)
+                continue
+        if cur is not None and re.match(r'^[A-Z]:\t', l):
+            cur[1].append(l)
+        elif not l:
+            cur = None
+    return out
+
+
+def depth_of_match(path, pattern):
+    """get_maintainer.pl's file_match_pattern(): the pattern's depth (its
+    slashes, + 1) when F: PATTERN covers PATH, else 0. A pattern ending in /
+    covers everything below; any other (globs included) only files at its
+    own depth."""
+    if not path.startswith(re.split(r'[*?]', pattern, 1)[0]):
+        return 0
+    rx = re.escape(pattern).replace(r'\*', '.*').replace(r'\?', '.')
+    if not re.match(rx, path):
+        return 0
+    if not pattern.endswith('/') and path.count('/') != pattern.count('/'):
+        return 0
+    return pattern.count('/') + 1
+
+
+def owner(text, path):
+    """The title of the section with the deepest F: covering PATH, or None."""
+    best, depth = None, 0
+    for title, body in sections(text):
+        if title == 'THE REST':
+            continue
+        for l in body:
+            if l.startswith('F:\t'):
+                d = depth_of_match(path, l[3:])
+                if d > depth:
+                    best, depth = title, d
+    return best
+
+
+def route(text, file, code):
+    if owner(text, file):
+        return text
+    title = owner(text, code)
+    if not title:
+        return text
+    # Where it sorts among the section's F: lines, the others left as
+    # they are (a section need not be sorted).
+    lines = text.split('\n')
+    i = lines.index(title, lines.index(next(t for t, _ in sections(text))))
+    end = i + 1
+    while end < len(lines) and re.match(r'^[A-Z]:\t', lines[end]):
+        end += 1
+    f = [j for j in range(i + 1, end) if lines[j].startswith('F:\t')]
+    new = 'F:\t' + file
+    at = next((j for j in f if lines[j] > new), f[-1] + 1)
+    lines.insert(at, new)
+    return '\n'.join(lines)
+
+
 def target(text, name):
     lines = text.split('\n')
     idx = [i for i, l in enumerate(lines) if l.startswith('TARGETS += ')]
@@ -87,6 +161,8 @@ def main(argv):
         with open(argv[2]) as f:
             addresses = [l.strip() for l in f if l.strip()]
         sys.stdout.write(cc(sys.stdin.read(), addresses))
+    elif len(argv) == 4 and argv[1] == 'route':
+        sys.stdout.write(route(sys.stdin.read(), argv[2], argv[3]))
     elif len(argv) == 3 and argv[1] == 'target':
         sys.stdout.write(target(sys.stdin.read(), argv[2]))
     else:

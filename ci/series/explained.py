@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Which checkpatch findings a patch's own commit message explains.
+
+  ci/series/explained.py PATCH  < checkpatch --terse output
+      prints "N explained" and each finding that is not, and exits 1 if
+      any is not.
+
+A finding (an ERROR, WARNING or CHECK line) is explained when the commit
+message of PATCH (the mail's body up to its "---" line) quotes checkpatch's
+message for it word for word: a reviewer who runs checkpatch finds the
+paragraph that says why the line stays by searching for what checkpatch
+printed. Line breaks and indentation in the message do not matter.
+"""
+import re
+import sys
+
+FINDING = re.compile(r'^.*?:\d+: (?:ERROR|WARNING|CHECK): (.*)$')
+
+
+def message(mail):
+    """The commit message of a git format-patch mail."""
+    body = mail.split('\n\n', 1)[1] if '\n\n' in mail else mail
+    return body.split('\n---\n', 1)[0]
+
+
+def words(text):
+    return ' '.join(text.split())
+
+
+def judge(mail, findings):
+    """(explained, [unexplained finding lines])."""
+    msg = words(message(mail))
+    ok, bad = 0, []
+    for line in findings.splitlines():
+        m = FINDING.match(line)
+        if not m:
+            continue
+        if words(m.group(1)) in msg:
+            ok += 1
+        else:
+            bad.append(line)
+    return ok, bad
+
+
+def main(argv):
+    if len(argv) != 2:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    with open(argv[1], errors='replace') as f:
+        ok, bad = judge(f.read(), sys.stdin.read())
+    print('%d explained' % ok)
+    for line in bad:
+        print(line)
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
