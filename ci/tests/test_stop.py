@@ -140,5 +140,20 @@ class Stop(unittest.TestCase):
         self.assert_all_ended(orphans)
 
 
+class ShellLock(unittest.TestCase):
+    def test_a_git_under_the_lock_collects_its_garbage_before_it_exits(self):
+        # ci/build-lock.sh's holders (make series) hand fd 9 to every child:
+        # a gc --auto that detached would hold the lock after they end.
+        with tempfile.TemporaryDirectory() as top:
+            p = subprocess.run(['bash', '-c', '. "$0"; hold_build_lock "$1" && '
+                                'git config --get gc.autoDetach; hold_build_lock "$1" && '
+                                'git config --get-all gc.autoDetach',
+                                os.path.join(CI, 'build-lock.sh'), top],
+                               capture_output=True, text=True, timeout=HANG)
+            self.assertEqual((p.returncode, p.stdout), (0, 'false\nfalse\n'), p.stderr)
+            lock = subprocess.run(['flock', '-n', os.path.join(top, 'build', '.lock'), 'true'])
+            self.assertEqual(lock.returncode, 0)
+
+
 if __name__ == '__main__':
     unittest.main()
