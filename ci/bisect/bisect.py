@@ -315,7 +315,10 @@ def candidates(run_text):
 def main(argv):
     step_mode = '--step' in argv
     # SIGTERM, SIGINT, SIGHUP: every step's processes end, exit 2 (255
-    # inside `git bisect run`: a step that was stopped marks nothing).
+    # inside `git bisect run`: a step that was stopped marks nothing). The
+    # driver is their subreaper: a step whose `git bisect run` ended first
+    # (the stop signals it first) comes to the driver, which exits only
+    # once the step has ended and with it the lock the step was handed.
     procs.stop_on_signals(ABORT if step_mode else 2)
     try:
         o = parse(argv)

@@ -261,7 +261,8 @@ def main(argv):
     if not os.environ.get('NSFD_FAIL_FAST'):
         os.environ['NSFD_FAIL_FAST'] = '1'
     # SIGTERM, SIGINT, SIGHUP: ci/nsfd and everything under it end, exit 2
-    # (the mutant in flight gets no verdict; the next run lays the tree anew).
+    # (the mutant in flight gets no verdict; the next run lays the tree anew);
+    # this process is their subreaper and exits after the last of them.
     procs.stop_on_signals(2)
     try:
         return campaign()

@@ -251,6 +251,9 @@ def main(argv):
     if cmd == 'variants':
         os.execv(sys.executable, [sys.executable, os.path.join(CI, 'variants.py')] + argv[1:])
     setup_env()
+    # Before any child: this run is the subreaper of all it starts, ends
+    # them all on SIGTERM, SIGINT or SIGHUP, and exits (letting go of
+    # build/.lock) only once none is left.
     procs.stop_on_signals()
     say = Say()
     try:

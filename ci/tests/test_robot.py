@@ -19,6 +19,7 @@ VERDICT = os.path.join(CI, 'robot', 'verdict.py')
 sys.path.insert(0, CI)
 sys.path.insert(0, os.path.join(CI, 'results'))
 
+import waits  # noqa: E402
 import report  # noqa: E402
 
 BANNER = 'Linux version 6.12.0 (robot@localhost) (gcc 12) #1 SMP 2026'
@@ -84,7 +85,7 @@ class Verdict(unittest.TestCase):
                 with open(os.path.join(d, name), 'w') as f:
                     f.write(body)
             run = subprocess.run([sys.executable, VERDICT, d, TOP, 'x86_64'],
-                                 capture_output=True, text=True, timeout=60)
+                                 capture_output=True, text=True, timeout=waits.HANG)
             with open(os.path.join(d, 'results.json')) as f:
                 doc = json.load(f)
             booted = '\tenv-error\t' not in stages
@@ -225,7 +226,7 @@ class Verdict(unittest.TestCase):
                 f.write(console())
             # No identity-kernel.json: reading it raises.
             run = subprocess.run([sys.executable, VERDICT, d, TOP, 'x86_64'],
-                                 capture_output=True, text=True, timeout=60)
+                                 capture_output=True, text=True, timeout=waits.HANG)
         self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
         self.assertEqual(run.stdout.splitlines()[-1], 'nsfd: 0 passed, 0 failed, 0 skipped')
 
@@ -239,14 +240,14 @@ class ConfigMisses(unittest.TestCase):
             with open(dot, 'w') as f:
                 f.write('CONFIG_NET=y\nCONFIG_VETH=m\n# CONFIG_DUMMY is not set\n')
             run = subprocess.run([sys.executable, VERDICT, '--config-misses', asked, dot],
-                                 capture_output=True, text=True, timeout=60)
+                                 capture_output=True, text=True, timeout=waits.HANG)
         self.assertEqual(run.stdout, 'CONFIG_VETH\ty\tm\nCONFIG_DUMMY\ty\tn\n')
 
 
 class RunScript(unittest.TestCase):
     def test_an_arch_without_a_robot_config_is_exit_2(self):
         run = subprocess.run([os.path.join(CI, 'nsfd'), 'robot', 'sparc'],
-                             capture_output=True, text=True, timeout=60)
+                             capture_output=True, text=True, timeout=waits.HANG)
         self.assertEqual(run.returncode, 2)
         self.assertIn('the robot runs on: x86_64', run.stdout)
         self.assertEqual(run.stdout.splitlines()[-1], 'nsfd: 0 passed, 0 failed, 0 skipped')
