@@ -36,8 +36,8 @@ prepare() returns the tree's verdict, as decide.tree reads it:
        or has no line to insert before (git bisect run skips the commit);
   2    usage or environment: no tarball, KERNEL_SRC not a kernel tree (or
        with an in-tree build, or without REV), a series or kunit/patches
-       of our own that is wrong, a git or tar that failed, a mutant that
-       does not apply. Nothing was judged.
+       of our own that is wrong, a git or tar that failed (git am too,
+       on a full disk), a mutant that does not apply. Nothing was judged.
 Every failure prints one line "tree: WHY" on stderr.
 
 Environment: NSFD_TARBALL (the tarball, /usr/src/linux-source-6.12.tar.xz),
@@ -172,9 +172,17 @@ def author(msg):
     return (sob[:cut] if cut >= 0 else sob), re.sub(r'.*<(.*)>.*', r'\1', sob)
 
 
+# A full disk, in what git said.
+DISK_FULL = re.compile(rb'No space left on device|Disk quota exceeded')
+
+
 def am_failed(patch, output, base):
-    """`git am PATCH` failed with OUTPUT on the tree of commit BASE (its
-    describe): the verdict."""
+    """`git am PATCH` failed with OUTPUT (bytes) on the tree of commit BASE
+    (its describe): the verdict. A full disk is the machine's (2), not a
+    patch that does not apply (125: git bisect run would skip a good
+    commit for the disk's sake)."""
+    if DISK_FULL.search(output):
+        return Failed(ENVIRONMENT, 'patches/%s: no space left on device (git am)' % patch)
     return Failed(NOT_TAKEN, 'patches/%s does not apply to %s' % (patch, base))
 
 

@@ -33,6 +33,18 @@ HARNESS = 'tools/testing/selftests/kselftest_harness.h'
 DATES = {'GIT_AUTHOR_DATE': '2001-01-01T00:00:00Z', 'GIT_COMMITTER_DATE': '2001-01-01T00:00:00Z'}
 
 
+@contextlib.contextmanager
+def environ(**kw):
+    """os.environ with KW, for the preparation's children."""
+    saved = dict(os.environ)
+    os.environ.update(kw)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
 def git(*args, env=None):
     return subprocess.run(['git', '-c', 'user.name=T', '-c', 'user.email=t@t'] + list(args),
                           check=True, capture_output=True, text=True,
@@ -221,15 +233,9 @@ class KernelSrc(Fixture):
         # git bisect run and hooks export GIT_DIR: not this tree's.
         ext = kernel_tree(os.path.join(self.tmp, 'linux'))
         other = kernel_tree(os.path.join(self.tmp, 'other'))
-        env = dict(os.environ, GIT_DIR=os.path.join(other, '.git'),
-                   GIT_INDEX_FILE=os.path.join(other, '.git', 'index'), GIT_WORK_TREE=other)
-        saved = dict(os.environ)
-        os.environ.update(env)
-        try:
+        with environ(GIT_DIR=os.path.join(other, '.git'), GIT_WORK_TREE=other,
+                     GIT_INDEX_FILE=os.path.join(other, '.git', 'index')):
             rc, _, err = self.prepare(ext)
-        finally:
-            os.environ.clear()
-            os.environ.update(saved)
         self.assertEqual(rc, 0, err)
         self.assertEqual(git('-C', other, 'status', '--porcelain'), '')
         self.assertEqual(git('-C', other, 'tag'), '')
@@ -334,6 +340,17 @@ class Patched(Fixture):
         rc, out, err = self.prepare()
         self.assertEqual((rc, out), (0, ''), err)
 
+    def test_a_full_disk_under_git_am_is_2_not_125(self):
+        bin_dir = os.path.join(self.tmp, 'bin')
+        write(os.path.join(bin_dir, 'git'), '#!/bin/sh\nfor a; do [ "$a" = am ] && { echo "error: '
+              'unable to write file .git/rebase-apply/patch: No space left on device" >&2; '
+              'exit 128; }; done\nexec %s "$@"\n' % shutil.which('git'))
+        os.chmod(os.path.join(bin_dir, 'git'), 0o755)
+        with environ(PATH=bin_dir + os.pathsep + os.environ['PATH']):
+            rc, _, err = self.prepare()
+        self.assertEqual(rc, 2, err)
+        self.assertIn('tree: patches/0001-x.patch: no space left on device (git am)', err)
+
     def test_our_own_inputs_that_are_wrong_are_2(self):
         self.assertEqual(self.prepare(tarball=os.path.join(self.tmp, 'none.tar.xz'))[:2],
                          (2, ''))
@@ -360,6 +377,49 @@ class Patched(Fixture):
         self.assertIn('tree: mutant %s does not apply to this tree' % mutant, err)
 
 
+class Inputs(Fixture):
+    """Our own inputs change (a fake checkout with copies of kunit/ and
+    selftests/): what changed is laid in again, nothing else is touched;
+    a kunit/ that kunit/patches does not split is ours to mend (2)."""
+
+    def setUp(self):
+        super().setUp()
+        self.top = os.path.join(self.tmp, 'top')
+        os.makedirs(os.path.join(self.top, 'selftests'))
+        os.symlink(CI, os.path.join(self.top, 'ci'))
+        shutil.copytree(KUNIT, os.path.join(self.top, 'kunit'))
+        shutil.copytree(os.path.join(TOP, 'selftests', 'nsfd'),
+                        os.path.join(self.top, 'selftests', 'nsfd'))
+        self.ext = kernel_tree(os.path.join(self.tmp, 'linux'))
+
+    def test_a_changed_test_file_is_laid_in_again_and_nothing_else(self):
+        self.assertEqual(self.prepare(self.ext, top=self.top)[0], 0)
+        before = self.mtimes()
+        settings = os.path.join('tools', 'testing', 'selftests', 'nsfd', 'settings')
+        write(os.path.join(self.top, 'selftests', 'nsfd', 'settings'), 'timeout=1\n')
+        time.sleep(0.01)
+        rc, _, err = self.prepare(self.ext, top=self.top)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(read(os.path.join(self.dest, settings)), 'timeout=1\n')
+        after = self.mtimes()
+        self.assertEqual([f for f in after if after[f] != before.get(f)],
+                         [os.path.join(self.dest, settings)])
+        self.assertEqual(self.in_dest('status', '--porcelain'), '')
+
+    def test_a_kunit_file_in_no_patch_or_in_two_is_2(self):
+        write(os.path.join(self.top, 'kunit', 'lib', 'x_kunit.c'), '// in no patch\n')
+        rc, _, err = self.prepare(self.ext, top=self.top)
+        self.assertEqual(rc, 2, err)
+        self.assertIn("tree: kunit/lib/x_kunit.c is in 0 of kunit/patches' patches, not one", err)
+        os.unlink(os.path.join(self.top, 'kunit', 'lib', 'x_kunit.c'))
+        first = tree.kunit_patches(read(os.path.join(KUNIT, 'patches')))[0]
+        write(os.path.join(self.top, 'kunit', 'patches'), '%s %s\n' % (
+            first[0], ' '.join(first[1])), 'a')
+        rc, _, err = self.prepare(self.ext, top=self.top)
+        self.assertEqual(rc, 2, err)
+        self.assertRegex(err, r"tree: kunit/\S+ is in 2 of kunit/patches' patches, not one")
+
+
 class Decisions(unittest.TestCase):
     """The pure pieces: the wiring's insert, the inputs' lists."""
 
@@ -370,6 +430,12 @@ class Decisions(unittest.TestCase):
         self.assertIsNone(tree.insert_before(ins, b'menu "a"\nendmenu  \n'))
         self.assertIsNone(tree.insert_before(b'config X\n', b'config X\n'))
         self.assertIsNone(tree.insert_before(b'', b'x\n'))
+
+    def test_git_am_on_a_full_disk_is_the_machine_s(self):
+        for said, code in ((b'error: patch failed: kernel/nsproxy.c:1', 125),
+                           (b'fatal: write error: No space left on device', 2),
+                           (b'error: unable to write file x: Disk quota exceeded', 2)):
+            self.assertEqual(tree.am_failed('0001-x.patch', said, 'abc1234').code, code, said)
 
     def test_the_lists_of_the_inputs(self):
         self.assertEqual(tree.series_files('# c\n\n0001-a.patch  # x\n 0002-b.patch -p1\n  \n'),
