@@ -122,7 +122,7 @@ class Fixture(unittest.TestCase):
         return found
 
 
-class KernelSrc(Fixture):
+class TreeKernelSrc(Fixture):
     """KERNEL_SRC=DIR (other trees, bisection): the tests laid into DIR's
     tree, DIR itself never written to."""
 
@@ -272,7 +272,7 @@ class KernelSrc(Fixture):
         self.assertRegex(err, r'tree: git \S+ failed \(exit \d+\)')
 
 
-class Patched(Fixture):
+class TreePatched(Fixture):
     """Patched mode: the tarball unpacked once, the series applied once,
     in a fake checkout (TOP/patches of its own, the real kunit/,
     selftests/ and ci/)."""
@@ -377,7 +377,7 @@ class Patched(Fixture):
         self.assertIn('tree: mutant %s does not apply to this tree' % mutant, err)
 
 
-class Inputs(Fixture):
+class TreeInputs(Fixture):
     """Our own inputs change (a fake checkout with copies of kunit/ and
     selftests/): what changed is laid in again, nothing else is touched;
     a kunit/ that kunit/patches does not split is ours to mend (2)."""
@@ -420,7 +420,7 @@ class Inputs(Fixture):
         self.assertRegex(err, r"tree: kunit/\S+ is in 2 of kunit/patches' patches, not one")
 
 
-class Decisions(unittest.TestCase):
+class TreeDecisions(unittest.TestCase):
     """The pure pieces: the wiring's insert, the inputs' lists."""
 
     def test_insert_before_the_first_anchor_only(self):
@@ -455,7 +455,7 @@ class Decisions(unittest.TestCase):
             self.assertEqual(tree.owners(f, patches), 1, f)
 
 
-class CallSites(Fixture):
+class TreeCallSites(Fixture):
     """What the pipeline and the command line make of the verdict."""
 
     def run_tree(self, ext):
