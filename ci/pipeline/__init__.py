@@ -5,6 +5,8 @@ qemu_configs/):
 
   cli.py      the command line: parse, dispatch, the exit code
   variant.py  one variant's stages in order (tree, kernel, KUnit, guests)
+  tree.py     the kernel tree: tarball or KERNEL_SRC, the series, the
+              tests laid in (ci/prepare-tree.sh is its command line)
   kernel.py   the kernel: config fragments, build, identity, KUnit exec
   guest.py    the kselftests: build, initramfs, the guests
   qemu.py     the one QEMU launcher of every guest boot (the robot's too)

@@ -41,8 +41,9 @@ def boot_allowance(debug):
 
 
 def tree(rc):
-    """prepare-tree.sh's exit: ok; 125 the tree's commit cannot take the
-    tests (build-failed); anything else an environment error (None)."""
+    """tree.prepare's verdict (ci/pipeline/tree.py): ok; 125 the tree's
+    commit cannot take the tests (build-failed); anything else an
+    environment error (None)."""
     if rc == 0:
         return 'ok'
     if rc == 125:

@@ -15,7 +15,7 @@ import sys
 import threading
 import traceback
 
-from . import arches, decide, guest, kernel, procs, runlog
+from . import arches, decide, guest, kernel, procs, runlog, tree
 from .runlog import Stage, now
 
 import report  # noqa: E402  ci/results/report.py (kernel.py puts ci/results on sys.path)
@@ -47,8 +47,7 @@ class Run:
         procs.hold_build_lock(self.top, self.say)
         t = now()
         self.say('tree: preparing %s' % self.src)
-        rc = procs.run([os.path.join(self.ci, 'prepare-tree.sh'), self.src, self.kernel_src,
-                        self.kernel_rev])
+        rc = tree.prepare(self.src, self.kernel_src, self.kernel_rev, top=self.top)
         self.tree_secs = runlog.since(t)
         self.say('tree: %s (%s s)' % ('ok' if rc == 0 else 'failed (exit %d)' % rc, self.tree_secs))
         self.tree_rc = decide.tree(rc)
