@@ -227,11 +227,15 @@ class HonestBase(unittest.TestCase):
         self.assertIn('setxattrat', cover)
 
     def fake_top(self):
-        """A checkout with prepare-tree.sh, no patches and no tests."""
+        """A checkout with prepare-tree.sh and ci/pipeline, no patches and no tests."""
         top = os.path.join(self.tmp, 'top')
         for d in ('ci/compat', 'kunit', 'selftests/nsfd', 'patches'):
             os.makedirs(os.path.join(top, d))
         shutil.copy(os.path.join(CI, 'prepare-tree.sh'), os.path.join(top, 'ci'))
+        # The shim's program (ci/pipeline/tree.py), which takes TOP from
+        # where it lies.
+        shutil.copytree(os.path.join(CI, 'pipeline'), os.path.join(top, 'ci', 'pipeline'),
+                        ignore=shutil.ignore_patterns('__pycache__'))
         for path, text in (('patches/series', '# none\n'), ('kunit/patches', ''),
                            ('selftests/nsfd/commit-msg', 'x\n\nSigned-off-by: A <a@kernel.org>\n'),
                            ('selftests/nsfd/Makefile', 'all:\n'),
