@@ -3,7 +3,7 @@
 # input, run, and see that change reach the guest (and the identity check
 # pass), then see that a stale output is refused (exit 2).
 #
-# usage: ci/tests/drill-shortcuts.sh CLONE
+# usage: ci/dev/drill-shortcuts.sh CLONE
 # CLONE is a scratch clone of this repository where `make run` has passed
 # once (it builds there; its working tree is edited and restored). Not part
 # of make test: it costs four incremental kernel builds and six boots.
@@ -21,7 +21,7 @@
 #     back behind the stamp -> exit 2 naming both banners.
 # Exit 0 when every step saw what it should; 1 otherwise.
 set -uo pipefail
-clone=$(cd "${1:?usage: ci/tests/drill-shortcuts.sh CLONE}" && pwd)
+clone=$(cd "${1:?usage: ci/dev/drill-shortcuts.sh CLONE}" && pwd)
 cd "$clone"
 out=out/x86_64
 bad=0
