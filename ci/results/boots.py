@@ -33,8 +33,10 @@ REACHED = {
 # QEMU's own complaint, on the console it shares with the kernel.
 QEMU_ERROR = re.compile(r'^qemu-system-[\w-]+: ', re.M)
 BANNER = re.compile(r'Linux version ')
-# A result line of KTAP, at any depth: what progress lines count.
-RESULT = re.compile(r'^\s*(?:not )?ok \d+\b', re.M)
+# A result line of KTAP, at any depth, as the console has it or as the
+# guest init's channel does ("ktap SECONDS | ..."): what progress lines
+# count.
+RESULT = re.compile(r'^(?:ktap [0-9.]+ \| )?\s*(?:not )?ok \d+\b', re.M)
 
 TAIL_LINES = 12
 

@@ -60,6 +60,12 @@ class BootVerdicts(unittest.TestCase):
         text = 'Linux version 6.12\nqemu-system-x86_64: terminating on signal 15\n'
         self.assertEqual(boots.verdict({'kind': 'guest', 'end': 'ok'}, text)[0], 'fail')
 
+    def test_progress_counts_results_on_the_console_and_on_the_channel(self):
+        text = ('ktap 3.9 | KTAP version 1\nktap 4.1 |   ok 1 link.moved\n'
+                'ktap 4.2 |   not ok 2 link.gone\nktap 4.3 | ok 1 selftests: nsfd: x\n'
+                '    ok 3 proc_ns_uts\n[    1.0] ok 4 not a result\n# ok 5 a comment\n')
+        self.assertEqual(len(boots.RESULT.findall(text)), 4)
+
     def test_boot_names(self):
         self.assertEqual([boots.name_of(c) for c in (
             'console-kunit.log', 'console-kselftest.log', 'console-kselftest-2.log')],
