@@ -398,5 +398,22 @@ class Decisions(unittest.TestCase):
                          ['net/x.c'])
 
 
+class Wired(unittest.TestCase):
+    """make series passes KERNEL_SRC on and checks each ABI at the number
+    chosen."""
+
+    def test_the_makefile_passes_kernel_src(self):
+        with open(os.path.join(TOP, 'Makefile')) as f:
+            self.assertIn("\t@ci/series/make.sh $(if $(KERNEL_SRC),--kernel-src '$(KERNEL_SRC)')\n",
+                          f.read())
+
+    def test_make_sh_expects_the_number_chosen(self):
+        with open(os.path.join(CI, 'series', 'make.sh')) as f:
+            make = f.read()
+        self.assertIn('python3 "$top/ci/series/renumber.py" abis "$nr"', make)
+        self.assertIn('nr=$SERIES_NR', make)
+        self.assertNotRegex(make, r'\n(alpha|x86)\t\w+\t\d+\t')
+
+
 if __name__ == '__main__':
     unittest.main()
