@@ -12,7 +12,11 @@
 #   make test-all  make test, then the fan-out on this machine too (the
 #               debug kernel, the other matrix configs, arm64)
 #   make check  the pipeline's own tests only (no kernel)
-#   make series the mailable series in out/series/, checkpatch --strict
+#   make series [KERNEL_SRC=DIR]
+#               the mailable series in out/series/, checkpatch --strict;
+#               with KERNEL_SRC, the series for the git tree DIR (git am
+#               -3 on its HEAD, socketat numbered for it) in
+#               out/series-<commit>/ (ci/series/make.sh, docs/series.md)
 #   make robot  the mailed series on pristine 6.12 as a test robot runs it:
 #               run_kselftest.sh in a busybox rootfs, KUnit built in and as
 #               modules (ci/pipeline/robot.py; out/robot-x86_64/)
@@ -44,7 +48,7 @@ check:
 	@python3 -B ci/tests/run.py out/pipeline
 
 series:
-	@ci/series/make.sh
+	@ci/series/make.sh $(if $(KERNEL_SRC),--kernel-src '$(KERNEL_SRC)')
 
 robot:
 	@ci/nsfd robot $(ARCH)

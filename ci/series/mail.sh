@@ -14,13 +14,22 @@
 # of the tree the robot builds, named in the cover letter's base-commit:
 # (ci/prepare-tree.sh makes it the same for the same tarball).
 #
-# usage: ci/series/mail.sh [--robot OUTDIR]
+# usage: ci/series/mail.sh [--robot OUTDIR | --kernel-src DIR]
 # --robot: the robot's copy into OUTDIR, signed by "nsfd robot
 # <robot@localhost>" whatever git config says: make robot applies it to a
 # pristine tree and needs no sender (a run must not depend on, or fail
 # for, who runs it), and it never overwrites out/series/.
-# Exit 0, 1 when the cover letter does not list the patches as emitted, 2
-# when there is no sender identity or the tree cannot be prepared.
+# --kernel-src DIR (make series KERNEL_SRC=DIR): the same series for the
+# git tree DIR, into out/series-<DIR's commit>/: patches/series applied to
+# DIR's HEAD with git am -3 and socketat given the next number free in
+# every syscall table there (ci/series/ontree.py, in
+# build/series-on/<commit>/; DIR is only read), the tests laid in on that
+# tree as make run lays them in, base-commit: DIR's HEAD, the cover letter
+# and man page with that number.
+# Exit 0, 1 when the cover letter does not list the patches as emitted or
+# (--kernel-src) a patch does not apply to DIR (the patch and the file
+# named), 2 when there is no sender identity or the tree cannot be
+# prepared.
 set -euo pipefail
 # A failure inside $(...) must stop the script too (an empty MAINTAINERS
 # must never be mailed).
@@ -29,11 +38,18 @@ rc=0
 top=$(cd "$(dirname "$0")/../.." && pwd)
 src=$top/build/patched/src
 ident=$top/ci/series/identity.py
+usage="usage: ci/series/mail.sh [--robot OUTDIR | --kernel-src DIR]"
+kernel_src=
 if [ "${1:-}" = --robot ]; then
-	out=$(realpath -m "${2:?usage: ci/series/mail.sh [--robot OUTDIR]}")
+	[ $# = 2 ] || { echo "$usage" >&2; exit 2; }
+	out=$(realpath -m "$2")
 	sender="nsfd robot <robot@localhost>" sign=(sign --unchecked)
 else
-	[ $# = 0 ] || { echo "usage: ci/series/mail.sh [--robot OUTDIR]" >&2; exit 2; }
+	if [ "${1:-}" = --kernel-src ] && [ $# = 2 ]; then
+		kernel_src=$2
+	elif [ $# != 0 ]; then
+		echo "$usage" >&2; exit 2
+	fi
 	out=$top/out/series
 	# Before anything is prepared: the sender, or exit 2 saying how.
 	sender=$(python3 "$ident" sender "$top") || exit 2
@@ -43,7 +59,30 @@ fi
 . "$top/ci/build-lock.sh"
 . "$top/ci/series/includer.sh"
 hold_build_lock "$top" || { echo "series: $top/build/.lock is held by a run" >&2; exit 2; }
-"$top/ci/prepare-tree.sh" "$src" || exit 2
+cover=$top/patches/cover-letter.txt man_page=$top/patches/socketat.2
+if [ -n "$kernel_src" ]; then
+	# The series applied to DIR and renumbered for it (exit 1 naming the
+	# patch and the file where it does not apply), then the tests laid in
+	# on that tree (exit 1 naming the file they cannot be wired into), and
+	# the base is DIR's commit. No mail of an older run stays behind.
+	work=$(python3 "$top/ci/series/ontree.py" where "$kernel_src") || exit 2
+	out=$top/out/series-${work##*/}
+	rm -rf "$out"
+	python3 "$top/ci/series/ontree.py" prepare "$kernel_src" || exit $?
+	. "$work/series.env"
+	src=$SERIES_DIR/mail cover=$SERIES_PATCHES/cover-letter.txt man_page=$SERIES_PATCHES/socketat.2
+	prc=0
+	"$top/ci/prepare-tree.sh" "$src" "$SERIES_TREE" || prc=$?
+	case $prc in
+	0)	;;
+	125)	echo "series: the tests cannot be laid in on $kernel_src (the file is named above)" >&2
+		exit 1 ;;
+	*)	exit 2 ;;
+	esac
+	git -C "$src" tag -f nsfd-base "$SERIES_BASE" >/dev/null
+else
+	"$top/ci/prepare-tree.sh" "$src" || exit 2
+fi
 
 # From here every commit, the cover letter's From: and the man page's are
 # the sender's.
@@ -127,7 +166,7 @@ prefix="PATCH RFC"
 to=(netdev@vger.kernel.org linux-api@vger.kernel.org)
 rm -rf "$out"; mkdir -p "$out"
 # --base: the cover letter ends with base-commit: nsfd-base, the tree the
-# robot builds.
+# robot builds (with --kernel-src, DIR's HEAD).
 git -C "$src" format-patch -q --cover-letter --thread=shallow --subject-prefix="$prefix" \
 	--base=nsfd-base "${to[@]/#/--to=}" -o "$out" nsfd-base..nsfd-mail
 # get_maintainer.pl as it runs on the series applied: on the MAINTAINERS
@@ -161,13 +200,15 @@ done
 # its Makefile; format-patch --base has put that tree's commit last
 # (base-commit:). Its "  N/M subject" lines must match the patches as
 # emitted.
-cover=$top/patches/cover-letter.txt
 tarball=${NSFD_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 pkg=$(dpkg-query -S "$tarball" 2>/dev/null | cut -d: -f1 || true)
 kv=$(git -C "$src" cat-file blob nsfd-base:Makefile | awk -F' = ' '
 	$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 } $1 == "SUBLEVEL" { s = $2 }
 	$1 == "EXTRAVERSION" && !done { e = $2; done = 1 } END { print v "." p "." s e }')
-if [ -n "$pkg" ]; then
+if [ -n "$kernel_src" ]; then
+	# DIR's commit, its subject and kernel version (ci/series/ontree.py).
+	base=$SERIES_BASE_TEXT
+elif [ -n "$pkg" ]; then
 	base="Debian's $pkg $(dpkg-query -W -f='${Version}' "$pkg"), that is Linux $kv as Debian ships it"
 else
 	base="$(basename "$tarball"), Linux $kv"
@@ -205,7 +246,7 @@ fi
 man=$(mktemp -d)
 git -C "$man" init -q
 mkdir -p "$man/man/man2"
-cp "$top/patches/socketat.2" "$man/man/man2/socketat.2"
+cp "$man_page" "$man/man/man2/socketat.2"
 git -C "$man" add man/man2/socketat.2
 git -C "$man" commit -q -s -m "socketat.2: new page" \
 	-m "Document socketat(2), proposed for Linux in the series this accompanies."
@@ -217,5 +258,8 @@ rm -rf "$man"
 if [ "${sign[*]}" = sign ] && ! python3 "$ident" check "$out"/*.patch "$out"/man-pages/*.patch; then
 	rm -rf "$out"
 	exit 2
+fi
+if [ -n "$kernel_src" ]; then
+	echo "series: socketat is $SERIES_NR on $kernel_src; the mail: $out (base-commit: $SERIES_BASE)"
 fi
 exit $rc

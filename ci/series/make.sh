@@ -22,7 +22,19 @@
 # when git config has no sender identity, or a placeholder one (the mail
 # is signed by whoever runs this: ci/series/identity.py).
 #
-# usage: ci/series/make.sh
+# --kernel-src DIR (make series KERNEL_SRC=DIR): the same series made for
+# the git tree DIR (ci/series/mail.sh --kernel-src: applied to its HEAD
+# with git am -3, socketat given the next number free in every syscall
+# table there, base-commit: DIR's HEAD), into out/series-<commit>/, and the
+# same checks on it, each ABI's __NR_socketat expected at that number.
+# Exit 1, naming the patch and the file, where a patch does not apply.
+# It ends with where the mail is, the number, and the applied tree with
+# the command that builds and tests it through the pipeline.
+#
+# NSFD_SERIES_OBJECTS=0: no W=1/sparse rebuild of the touched objects
+# (they build kernel objects); every other check runs.
+#
+# usage: ci/series/make.sh [--kernel-src DIR]
 set -euo pipefail
 shopt -s inherit_errexit
 rc=0
@@ -30,15 +42,35 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 src=$top/build/patched/src
 out=$top/out/series
 bc=$top/build/series-check
+kernel_src=
+if [ "${1:-}" = --kernel-src ] && [ $# = 2 ]; then
+	kernel_src=$2
+elif [ $# != 0 ]; then
+	echo "usage: ci/series/make.sh [--kernel-src DIR]" >&2; exit 2
+fi
+objects=${NSFD_SERIES_OBJECTS:-1}
 
 # Before anything else: who signs the mail (exit 2 saying how to set it).
 python3 "$top/ci/series/identity.py" sender "$top" >/dev/null || exit 2
 . "$top/ci/build-lock.sh"
 . "$top/ci/series/includer.sh"
 hold_build_lock "$top" || { echo "series: $top/build/.lock is held by a run" >&2; exit 2; }
-command -v sparse >/dev/null || { echo "series: sparse is missing (apt-get install sparse)" >&2; exit 2; }
-"$top/ci/series/mail.sh" || rc=$?
+if [ "$objects" != 0 ]; then
+	command -v sparse >/dev/null || { echo "series: sparse is missing (apt-get install sparse)" >&2; exit 2; }
+fi
+"$top/ci/series/mail.sh" ${kernel_src:+--kernel-src "$kernel_src"} || rc=$?
 [ "$rc" = 2 ] && exit 2
+# The number every ABI's __NR_socketat must have: the wiring patch's own
+# (463), or the one ci/series/ontree.py chose for DIR.
+nr=$(python3 "$top/ci/series/renumber.py" n0 "$top"/patches/0*.patch)
+if [ -n "$kernel_src" ]; then
+	# Where a patch did not apply, mail.sh named it and wrote no mail.
+	work=$(python3 "$top/ci/series/ontree.py" where "$kernel_src") || exit 2
+	out=$top/out/series-${work##*/}
+	[ -d "$out" ] || exit 1
+	. "$work/series.env"
+	src=$SERIES_DIR/mail bc=$SERIES_DIR/check nr=$SERIES_NR
+fi
 
 # --- the private tree and build directory --------------------------------
 mkdir -p "$bc"
@@ -113,10 +145,11 @@ for i in "${!commits[@]}"; do
 	files=$(git -C "$wt" diff --name-only "$c^" "$c" -- '*.c' '*.h')
 	# Before the patch (an object that does not exist yet has no findings),
 	# then after it.
-	wtco "$c^"; configure
+	[ "$objects" != 0 ] || objs=
+	wtco "$c^"; [ -z "$objs" ] || configure
 	before_b=$( [ -z "$objs" ] || findings build $objs)
 	before_k=$( [ -z "$files" ] || findings kdoc $files)
-	wtco "$c"; configure
+	wtco "$c"; [ -z "$objs" ] || configure
 	after_b=$( [ -z "$objs" ] || findings build $objs)
 	after_k=$( [ -z "$files" ] || findings kdoc $files)
 	new_b=$(comm -13 <(echo "$before_b") <(echo "$after_b") | sed '/^$/d')
@@ -127,7 +160,7 @@ for i in "${!commits[@]}"; do
 	printf '%s\n  checkpatch --strict: %s\n  netdev (80 columns): %s; %s over 80 columns; %s in the commit message\n  W=1: %s new, sparse: %s new (%s)\n  kernel-doc: %s new (%s)\n  Cc: %s\n' \
 		"$(basename "$p")" "$cp_total" "$nipa_total" "$long" \
 		"$(head -n 1 <<<"$why")" \
-		"$ng" "$ns" "$(echo ${objs:-no kernel objects})" \
+		"$ng" "$ns" "$(echo ${objs:-no kernel objects$([ "$objects" != 0 ] || echo ' (NSFD_SERIES_OBJECTS=0)')})" \
 		"$nd" "$(echo ${files:-no .c/.h})" \
 		"$(sed -n '/^Cc: /,/^[^ C]/p' "$p" | sed -e '/^[^ C]/d' -e 's/^Cc: //' -e 's/^ *//' | tr -d '\n' | sed 's/,/, /g')"
 	if [ "$unexplained" = 1 ]; then
@@ -139,41 +172,11 @@ for i in "${!commits[@]}"; do
 done
 
 # --- syscall headers on every architecture -------------------------------
-# ARCH, then per ABI: name, the expected __NR_socketat, the macros the
-# compiler of that ABI predefines and the uapi headers test.
+# ARCH, then per ABI: name, the expected __NR_socketat (from $nr, each
+# ABI's offset or base added: ci/series/renumber.py's ABIS), the macros
+# the compiler of that ABI predefines and the uapi headers test.
 abis() {
-	cat <<'EOF'
-alpha	alpha	573	-D__alpha__ -D__SIZEOF_LONG__=8
-arc	arc	463	-D__arc__ -D__SIZEOF_LONG__=4
-arm	eabi	463	-D__arm__ -D__ARM_EABI__ -D__SIZEOF_LONG__=4
-arm	oabi	9437647	-D__arm__ -D__SIZEOF_LONG__=4
-arm64	arm64	463	-D__aarch64__ -D__SIZEOF_LONG__=8
-csky	csky	463	-D__csky__ -D__SIZEOF_LONG__=4
-hexagon	hexagon	463	-D__hexagon__ -D__SIZEOF_LONG__=4
-loongarch	loongarch64	463	-D__loongarch__ -D__loongarch64 -D__SIZEOF_LONG__=8
-m68k	m68k	463	-D__m68k__ -D__SIZEOF_LONG__=4
-microblaze	microblaze	463	-D__microblaze__ -D__SIZEOF_LONG__=4
-mips	o32	4463	-D__mips__ -D_MIPS_SIM=1 -D__SIZEOF_LONG__=4
-mips	n32	6463	-D__mips__ -D_MIPS_SIM=2 -D__SIZEOF_LONG__=4
-mips	n64	5463	-D__mips__ -D_MIPS_SIM=3 -D__SIZEOF_LONG__=8
-nios2	nios2	463	-D__nios2__ -D__SIZEOF_LONG__=4
-openrisc	or1k	463	-D__OR1K__ -D__SIZEOF_LONG__=4
-parisc	parisc	463	-D__hppa__ -D__SIZEOF_LONG__=4
-parisc	parisc64	463	-D__hppa__ -D__LP64__ -D__SIZEOF_LONG__=8
-powerpc	ppc32	463	-D__powerpc__ -D__SIZEOF_LONG__=4
-powerpc	ppc64	463	-D__powerpc__ -D__powerpc64__ -D__SIZEOF_LONG__=8
-riscv	rv32	463	-D__riscv -D__riscv_xlen=32 -D__SIZEOF_LONG__=4
-riscv	rv64	463	-D__riscv -D__riscv_xlen=64 -D__SIZEOF_LONG__=8
-s390	s390	463	-D__s390__ -D__SIZEOF_LONG__=4
-s390	s390x	463	-D__s390__ -D__s390x__ -D__SIZEOF_LONG__=8
-sh	sh	463	-D__sh__ -D__SIZEOF_LONG__=4
-sparc	sparc32	463	-D__sparc__ -D__SIZEOF_LONG__=4
-sparc	sparc64	463	-D__sparc__ -D__arch64__ -D__SIZEOF_LONG__=8
-x86	i386	463	-D__i386__ -D__SIZEOF_LONG__=4
-x86	x32	1073742287	-D__x86_64__ -D__ILP32__ -D__SIZEOF_LONG__=4
-x86	x86_64	463	-D__x86_64__ -D__LP64__ -D__SIZEOF_LONG__=8
-xtensa	xtensa	463	-D__xtensa__ -D__SIZEOF_LONG__=4
-EOF
+	python3 "$top/ci/series/renumber.py" abis "$nr"
 }
 echo "series: syscall headers and checksyscalls for socketat, per architecture and ABI (host toolchain)"
 wtco nsfd-mail
@@ -210,4 +213,9 @@ for arch in $(abis | cut -f1 | uniq); do
 done
 echo "series: architectures checked: ${checked[*]}"
 echo "series: $(ls "$out" | wc -l) files in $out"
+if [ -n "$kernel_src" ]; then
+	echo "series: socketat is $nr on $kernel_src (${SERIES_BASE:0:12}); the mail: $out (base-commit: $SERIES_BASE)"
+	echo "series: the tree as applied, renumbered: $SERIES_TREE"
+	echo "series: build and test it through the pipeline: ci/nsfd run x86_64 --kernel-src $SERIES_TREE"
+fi
 exit $rc

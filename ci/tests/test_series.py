@@ -168,7 +168,7 @@ class MakeSeriesIdentity(unittest.TestCase):
 
     def test_the_makefile_target_is_the_script(self):
         with open(os.path.join(TOP, 'Makefile')) as f:
-            self.assertIn('series:\n\t@ci/series/make.sh\n', f.read())
+            self.assertIn("series:\n\t@ci/series/make.sh $(if $(KERNEL_SRC),--kernel-src '$(KERNEL_SRC)')\n", f.read())
 
 
 class SignOff(unittest.TestCase):
