@@ -1,4 +1,4 @@
-"""make bisect's decisions: what a step's run makes of it (ci/bisect/verdict.py)."""
+"""make bisect's decisions: what a step's run makes of it (ci/bisect/judge.py)."""
 
 import importlib.util
 import json
@@ -9,8 +9,8 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.join(HERE, '..', 'bisect', 'verdict.py')
-spec = importlib.util.spec_from_file_location('bisect_verdict', SCRIPT)
+SCRIPT = os.path.join(HERE, '..', 'bisect', 'judge.py')
+spec = importlib.util.spec_from_file_location('bisect_judge', SCRIPT)
 bv = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(bv)
 

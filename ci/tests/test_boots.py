@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(CI, 'results'))
 sys.path.insert(0, os.path.join(CI, 'bisect'))
 import boots  # noqa: E402
 import test_faults  # noqa: E402
-import verdict  # noqa: E402
+import judge  # noqa: E402  ci/bisect/judge.py
 
 PANIC = '[    0.010000] Kernel panic - not syncing: early-boot drill'
 
@@ -157,8 +157,8 @@ class BisectOnABootFailure(unittest.TestCase):
     def test_does_not_boot_is_bad_and_a_skip_for_another_test(self):
         bad = self.results([{'source': 'boot', 'suite': 'boot', 'name': 'guest-1',
                              'status': 'fail', 'reason': 'died'}])
-        self.assertEqual(verdict.judge(1, bad, '', [])[0], 'bad')
-        self.assertEqual(verdict.judge(1, bad, 'socketat', ['nsfd:socketat_test x'])[0],
+        self.assertEqual(judge.judge(1, bad, '', [])[0], 'bad')
+        self.assertEqual(judge.judge(1, bad, 'socketat', ['nsfd:socketat_test x'])[0],
                          'skip')
 
 

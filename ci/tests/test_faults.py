@@ -364,14 +364,14 @@ class Faults(unittest.TestCase):
                       self.base.progress())
 
     def judge(self, rc, deciding, world=None):
-        """ci/bisect/verdict.py judge on WORLD's results (this case's), as a
-        step of ci/bisect/bisect.py does with verdict.judge(): its verdict line (skip is exit
+        """ci/bisect/judge.py judge on WORLD's results (this case's), as a
+        step of ci/bisect/bisect.py does with judge.judge(): its verdict line (skip is exit
         125 to git bisect)."""
         world = world or self.world
         steps = os.path.join(self.world.tmp, 'steps.json')
         with open(steps, 'w') as f:
             json.dump({'steps': [], 'deciding': [deciding]}, f)
-        judged = subprocess.run([sys.executable, os.path.join(CI, 'bisect', 'verdict.py'), 'judge',
+        judged = subprocess.run([sys.executable, os.path.join(CI, 'bisect', 'judge.py'), 'judge',
                                  steps, str(rc), os.path.join(world.variant.out, 'results.json'),
                                  ''], capture_output=True, text=True)
         self.assertEqual(judged.returncode, 0, judged.stderr)
@@ -777,12 +777,12 @@ class Decisions(unittest.TestCase):
                 with open(os.path.join(out, log), 'w') as f:
                     f.write(text)
                 self.assertEqual(r.not_built(log, 'x').status, status, text)
-            # verdict.py: the stage's 125 is the robot's exit.
+            # judge.py: the stage's 125 is the robot's exit.
             with open(os.path.join(out, 'stages.tsv'), 'w') as f:
                 f.write('series\tok\t1\t\napply\tok\t1\t\nconfig\tok\t1\t\n'
                         'kernel\tbuild-failed\t9\tthe mailed tree does not build\n')
             open(os.path.join(out, 'config-misses.tsv'), 'w').close()
-            run = subprocess.run([sys.executable, os.path.join(CI, 'robot', 'verdict.py'), out, TOP,
+            run = subprocess.run([sys.executable, os.path.join(CI, 'robot', 'judge.py'), out, TOP,
                                   'x86_64'], capture_output=True, text=True, timeout=60)
         self.assertEqual(run.returncode, 125, run.stdout + run.stderr)
 

@@ -1,4 +1,4 @@
-"""make robot's verdict (ci/robot/verdict.py) on consoles as a robot boot
+"""make robot's verdict (ci/robot/judge.py) on consoles as a robot boot
 prints them, and ci/nsfd robot's refusals: the runner's TAP with each
 program's output prefixed "# ", its TIMEOUT and exit=N lines, a runner
 that never ends, KUnit at boot and from modules in the kernel log, the
@@ -15,7 +15,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 CI = os.path.dirname(HERE)
 TOP = os.path.dirname(CI)
-VERDICT = os.path.join(CI, 'robot', 'verdict.py')
+JUDGE = os.path.join(CI, 'robot', 'judge.py')
 sys.path.insert(0, CI)
 sys.path.insert(0, os.path.join(CI, 'results'))
 
@@ -84,7 +84,7 @@ class Verdict(unittest.TestCase):
                                ('identity-kernel.json', json.dumps(IDENT))):
                 with open(os.path.join(d, name), 'w') as f:
                     f.write(body)
-            run = subprocess.run([sys.executable, VERDICT, d, TOP, 'x86_64'],
+            run = subprocess.run([sys.executable, JUDGE, d, TOP, 'x86_64'],
                                  capture_output=True, text=True, timeout=waits.HANG)
             with open(os.path.join(d, 'results.json')) as f:
                 doc = json.load(f)
@@ -208,7 +208,7 @@ class Verdict(unittest.TestCase):
                                ('identity-kernel.json', json.dumps(IDENT))):
                 with open(os.path.join(d, name), 'w') as f:
                     f.write(body)
-            run = subprocess.run([sys.executable, VERDICT, d, TOP, 'x86_64'],
+            run = subprocess.run([sys.executable, JUDGE, d, TOP, 'x86_64'],
                                  capture_output=True, text=True, timeout=60)
             with open(os.path.join(d, 'results.json')) as f:
                 doc = json.load(f)
@@ -225,7 +225,7 @@ class Verdict(unittest.TestCase):
             with open(os.path.join(d, 'console.log'), 'w') as f:
                 f.write(console())
             # No identity-kernel.json: reading it raises.
-            run = subprocess.run([sys.executable, VERDICT, d, TOP, 'x86_64'],
+            run = subprocess.run([sys.executable, JUDGE, d, TOP, 'x86_64'],
                                  capture_output=True, text=True, timeout=waits.HANG)
         self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
         self.assertEqual(run.stdout.splitlines()[-1], 'nsfd: 0 passed, 0 failed, 0 skipped')
@@ -239,7 +239,7 @@ class ConfigMisses(unittest.TestCase):
                 f.write('CONFIG_NET=y\nCONFIG_VETH=y\nCONFIG_DUMMY=y\n# CONFIG_EXPERT is not set\n')
             with open(dot, 'w') as f:
                 f.write('CONFIG_NET=y\nCONFIG_VETH=m\n# CONFIG_DUMMY is not set\n')
-            run = subprocess.run([sys.executable, VERDICT, '--config-misses', asked, dot],
+            run = subprocess.run([sys.executable, JUDGE, '--config-misses', asked, dot],
                                  capture_output=True, text=True, timeout=waits.HANG)
         self.assertEqual(run.stdout, 'CONFIG_VETH\ty\tm\nCONFIG_DUMMY\ty\tn\n')
 

@@ -2,13 +2,13 @@
 """make robot's verdict, from the robot boot's console alone.
 
 usage:
-  ci/robot/verdict.py OUTDIR TOP ARCH
+  ci/robot/judge.py OUTDIR TOP ARCH
       OUTDIR/results.json, kselftest.ktap, kunit.ktap, junit.xml and
       kcidb.json from OUTDIR/stages.tsv, config-misses.tsv, console.log and
       identity-kernel.json; prints each failure, then the summary line;
       exits 0 passed, 1 failed, 125 the mail did not apply or build, 2
       environment (docs/exit-codes.md).
-  ci/robot/verdict.py --config-misses NSFD_CONFIG DOT_CONFIG
+  ci/robot/judge.py --config-misses NSFD_CONFIG DOT_CONFIG
       each symbol NSFD_CONFIG sets that DOT_CONFIG does not have as asked,
       "SYMBOL<TAB>asked<TAB>got" a line.
 
@@ -308,7 +308,7 @@ def main(argv):
             fault = report.machine_fault(e)
             print('nsfd: robot: the verdict could not be written (%s: %s): %s; the console '
                   'is in %s/console.log' % (type(e).__name__, e, 'the machine: ' + fault if fault
-                                            else 'a bug in ci/robot/verdict.py', argv[1]))
+                                            else 'a bug in ci/robot/judge.py', argv[1]))
             print(report.summary_line({'passed': 0, 'failed': 0, 'skipped': 0}))
             return report.EXIT_ENV
     print(__doc__.strip().splitlines()[2], file=sys.stderr)
