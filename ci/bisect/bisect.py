@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 """Bisect a kernel git history with nsfd's verdict at each step.
 
-usage: ci/bisect/bisect.py --kernel-src DIR --good REV --bad REV [--arch ARCH]
-                 [--debug] [--test PATTERN]
+usage: python3 -m ci.bisect.bisect --kernel-src DIR --good REV --bad REV
+                 [--arch ARCH] [--debug] [--test PATTERN]   (make bisect)
 
 The bisection runs in a bare clone that borrows DIR's objects
 (build/bisect/repo.git, `git bisect start --no-checkout`): DIR's
@@ -38,14 +37,12 @@ import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-CI = os.path.dirname(HERE)
-TOP = os.path.dirname(CI)
-sys.path.insert(0, CI)
-sys.path.insert(0, HERE)
+import ci
+from ci.pipeline import arches, procs, runlog
+from . import judge  # each step's decision
 
-import judge  # noqa: E402  ci/bisect/judge.py: each step's decision
-from pipeline import arches, procs, runlog  # noqa: E402
+TOP = ci.TOP
+CI = os.path.join(TOP, 'ci')
 
 OUT = os.path.join(TOP, 'out', 'bisect')
 REPO = os.path.join(TOP, 'build', 'bisect', 'repo.git')
@@ -235,8 +232,8 @@ class Bisection:
         else:
             log('no test flipped between the ends: every step is judged by its failures and exit')
         git('-C', REPO, 'bisect', 'start', '--no-checkout', bad, good)
-        step_cmd = [sys.executable, '-B', os.path.abspath(__file__), '--step',
-                    '--kernel-src', src, '--good', good, '--bad', bad, '--arch', self.o['arch']] + \
+        step_cmd = ci.command('ci.bisect.bisect', '--step',
+                              '--kernel-src', src, '--good', good, '--bad', bad, '--arch', self.o['arch']) + \
             (['--debug'] if self.o['debug'] else []) + \
             (['--test', self.o['test']] if self.o['test'] else [])
         run_log = os.path.join(OUT, 'git-bisect-run.log')

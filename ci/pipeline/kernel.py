@@ -16,14 +16,12 @@ import shutil
 import subprocess
 import sys
 
+from ci.results import identity, report
 from . import bootwatch, decide, machine, procs
 from .runlog import EnvError, Stage, now, since, show_tail
 
 PIPELINE = os.path.dirname(os.path.abspath(__file__))
 CI = os.path.dirname(PIPELINE)
-sys.path.insert(0, os.path.join(CI, 'results'))
-import identity  # noqa: E402  ci/results/identity.py
-import report  # noqa: E402  ci/results/report.py
 
 
 def fragments(v):

@@ -39,13 +39,12 @@ import hashlib
 import os
 import shutil
 import subprocess
-import sys
 import time
 
+import ci
+from ci.results import report
 from . import arches, decide, kernel, machine, procs, qemu, runlog
 from .runlog import EnvError, Stage, now, since
-
-import report  # noqa: E402  ci/results/report.py (kernel.py puts ci/results on sys.path)
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CI = os.path.join(TOP, 'ci')
@@ -207,8 +206,8 @@ class Robot:
     def config_misses(nsfd_config, dot_config):
         """What NSFD_CONFIG asks for and DOT_CONFIG lacks ("SYMBOL asked
         got" lines), or None when it cannot be said."""
-        return procs.output([sys.executable, os.path.join(ROBOT, 'judge.py'), '--config-misses',
-                             nsfd_config, dot_config], default=None)
+        return procs.output(ci.command('ci.robot.judge', '--config-misses', nsfd_config, dot_config),
+                            default=None)
 
     # 4. The kernel and its modules.
     def kernel(self):
@@ -283,7 +282,7 @@ class Robot:
         return decide.not_built(fault, what, 'out/%s/%s' % (self.name, log_name))
 
     def verdict(self):
-        return procs.run([sys.executable, os.path.join(ROBOT, 'judge.py'), self.out, TOP, self.arch])
+        return procs.run(ci.command('ci.robot.judge', self.out, TOP, self.arch))
 
     def run(self):
         start = now()

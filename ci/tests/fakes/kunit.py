@@ -105,8 +105,9 @@ if mode == 'noboot':
     # Dies before QEMU starts (kunit.py writes test.log only then).
     print('[ERROR] could not start qemu-system-x86_64')
     sys.exit(1)
-sys.path.insert(0, os.path.join(CI, 'results'))
-import identity  # noqa: E402
+# The package ci of the pipeline that runs this fake: PYTHONPATH holds it
+# (ci/__init__.py).
+from ci.results import identity  # noqa: E402
 with open(os.path.join(kdir, 'vmlinux'), 'rb') as f:
     banner = identity.vmlinux_banner(f.read())
 config = open(os.path.join(kdir, '.config')).read().split('\n')
