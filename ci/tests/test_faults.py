@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 import ci
 from ci.pipeline import kernel, runlog
@@ -84,7 +85,7 @@ class World:
         # The fakes' `#!/usr/bin/env python3` finds this interpreter, not a
         # wrapper in front of it (pyenv's shim costs 0.4 s a start).
         self.env = {'PATH': os.path.dirname(sys.executable) + os.pathsep + os.environ['PATH'],
-                    'FAKE_CI': CI, 'FAKE_VMLINUX': fake_vmlinux(),
+                    'FAKE_VMLINUX': fake_vmlinux(),
                     'FAKE_IMAGE': v.conf['KERNEL_IMAGE'], 'NSFD_GUESTS': '1',
                     'NSFD_PROGRESS_SECS': '30', 'NSFD_KMSG': self.kmsg}
 
@@ -337,20 +338,18 @@ class Faults(unittest.TestCase):
     # Fail closed: a helper that computes an expectation succeeds or the run is 2.
 
     def test_kunit_objects_that_fail_are_2_never_a_skipped_kunit_stage(self):
-        # A ci/ whose kunit-objects.py fails, everything else the real one.
-        copy = os.path.join(self.world.tmp, 'ci')
-        os.mkdir(copy)
-        for name in os.listdir(CI):
-            if name != 'kunit-objects.py':
-                os.symlink(os.path.join(CI, name), os.path.join(copy, name))
-        with open(os.path.join(copy, 'kunit-objects.py'), 'w') as f:
-            f.write('import sys\nsys.exit("kunit-objects.py: cannot read kunit/append")\n')
-        self.world.run.ci = copy
-        self.world.variant = self.world.another()
-        with self.assertRaises(runlog.EnvError) as raised:     # cli.main: exit 2
+        # kunit/append cannot be read, everything else as in the base world.
+        append = os.path.join(TOP, 'kunit', 'append')
+
+        def unreadable(kunit_dir):
+            raise PermissionError(13, 'Permission denied', append)
+        kernel._kunit_objects.cache_clear()         # read once a run: this run's
+        self.addCleanup(kernel._kunit_objects.cache_clear)
+        with mock.patch.object(kernel, 'kunit_object_rows', unreadable), \
+                self.assertRaises(runlog.EnvError) as raised:     # cli.main: exit 2
             self.go()
-        self.assertIn('kunit-objects.py failed (exit 1): kunit-objects.py: cannot read kunit/append',
-                      str(raised.exception))
+        self.assertIn('ci/pipeline/kunit_objects.py cannot read %s: [Errno 13] Permission denied'
+                      % os.path.join(TOP, 'kunit'), str(raised.exception))
         self.assertNotIn('kunit', self.world.stages(), 'no KUnit stage, skipped or other')
         self.assertFalse(os.path.exists(os.path.join(self.world.variant.out, 'results.json')))
 
@@ -677,18 +676,20 @@ class Decisions(unittest.TestCase):
     # Fail closed, decided.
 
     def test_kunit_objects_that_list_fewer_suites_than_kunit_declares_are_2(self):
-        with tempfile.TemporaryDirectory() as copy:
-            script = os.path.join(copy, 'kunit-objects.py')
-            with open(script, 'w') as f:        # one suite of kunit/ only
-                f.write('print("NSFS_KUNIT_TEST\\tfs/nsfs.o\\tnsfs.c\\tnsfs")\n')
-            with self.assertRaises(runlog.EnvError) as raised:
-                kernel._kunit_objects(copy, os.path.join(TOP, 'kunit'))
-            self.assertIn('lists no object for the KUnit suite(s) proc_ns, nsproxy', str(raised.exception))
-            with open(script, 'w') as f:
-                f.write('')
-            with self.assertRaises(runlog.EnvError):
-                kernel._kunit_objects(copy, os.path.join(TOP, 'kunit'))
-        self.assertTrue(kernel._kunit_objects(CI, os.path.join(TOP, 'kunit')), 'the real one')
+        kunit = os.path.join(TOP, 'kunit')
+        kernel._kunit_objects.cache_clear()
+        self.addCleanup(kernel._kunit_objects.cache_clear)
+        one = [('NSFS_KUNIT_TEST', 'fs/nsfs.o', 'nsfs.c', ('nsfs',))]     # one suite of kunit/ only
+        with mock.patch.object(kernel, 'kunit_object_rows', lambda d: one), \
+                self.assertRaises(runlog.EnvError) as raised:
+            kernel._kunit_objects(kunit)
+        self.assertIn('lists no object for the KUnit suite(s) proc_ns, nsproxy', str(raised.exception))
+        kernel._kunit_objects.cache_clear()
+        with mock.patch.object(kernel, 'kunit_object_rows', lambda d: []), \
+                self.assertRaises(runlog.EnvError):
+            kernel._kunit_objects(kunit)
+        kernel._kunit_objects.cache_clear()
+        self.assertTrue(kernel._kunit_objects(kunit), 'the real one')
 
     def test_an_expected_list_that_cannot_be_read_is_2_not_empty(self):
         with tempfile.TemporaryDirectory() as top:
