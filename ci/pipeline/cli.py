@@ -44,7 +44,7 @@ import sys
 
 import ci
 from ci import variants
-from ci.results import report
+from ci.results import merge, report
 from . import arches, kernel, procs, runlog
 from .runlog import EnvError, Say, now, since
 from .variant import Run, Variant
@@ -245,10 +245,10 @@ def main(argv):
     cmd = argv[0] if argv else ''
     # merge needs no tree, no kernel and no packages: ci/results/merge.py does it.
     if cmd == 'merge':
-        os.execv(sys.executable, ci.command('ci.results.merge', *argv[1:]))
+        return merge.main(argv[1:])
     # variants: the list a CI matrix runs (ci/variants.py).
     if cmd == 'variants':
-        os.execv(sys.executable, ci.command('ci.variants', *argv[1:]))
+        return variants.main(argv)
     setup_env()
     # Before any child: this run is the subreaper of all it starts, ends
     # them all on SIGTERM, SIGINT or SIGHUP, and exits (letting go of
