@@ -21,7 +21,7 @@ import sys
 import traceback
 
 from . import kcidb, report
-from .report import EXIT_ENV
+from .report import EXIT_ENV, EXIT_PASS
 
 DEFAULT_OUT = os.path.join(report.TOP, 'out', 'merged')
 

@@ -414,6 +414,9 @@ class Merge(SchemaCase):
         run = subprocess.run([nsfd, 'merge'], capture_output=True, text=True)
         self.assertEqual(run.returncode, 2)
         self.assertEqual(run.stdout.splitlines()[-1], 'nsfd: 0 passed, 0 failed, 0 skipped')
+        run = subprocess.run([nsfd, 'merge', '--help'], capture_output=True, text=True)
+        self.assertEqual((run.returncode, run.stderr), (0, ''))
+        self.assertIn('usage: ci/nsfd merge', run.stdout)
 
 
 if __name__ == '__main__':
