@@ -31,8 +31,13 @@
 # make turns any failing exit status into 2. The commands these targets
 # call exit 0/1/125/2 (README.md, "Exit codes"): CI and robots call them
 # directly (ci/nsfd test, ci/nsfd run, ...).
+#
+# ci/ is one Python package, `ci`, imported from this directory: its
+# programs run as python3 -m ci.X with the top on PYTHONPATH (-P: the
+# working directory never on the path; docs/design.md, "Imports").
 
 ARCH ?= x86_64
+PYTHON_M = PYTHONPATH="$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH}" python3 -B -P -m
 
 run:
 	@ci/nsfd run $(ARCH) $(if $(filter 1 y yes,$(DEBUG)),--debug) \
@@ -45,7 +50,7 @@ test-all:
 	@ci/nsfd test --all
 
 check:
-	@python3 -B ci/tests/run.py out/pipeline
+	@$(PYTHON_M) ci.tests.run out/pipeline
 
 series:
 	@ci/series/make.sh $(if $(KERNEL_SRC),--kernel-src '$(KERNEL_SRC)')
@@ -57,11 +62,11 @@ bench:
 	@ci/nsfd bench $(ARCH)
 
 bisect:
-	@ci/bisect/bisect.py --kernel-src "$(KERNEL_SRC)" --good "$(GOOD)" --bad "$(BAD)" --arch $(ARCH) \
+	@$(PYTHON_M) ci.bisect.bisect --kernel-src "$(KERNEL_SRC)" --good "$(GOOD)" --bad "$(BAD)" --arch $(ARCH) \
 		$(if $(filter 1 y yes,$(DEBUG)),--debug) $(if $(TEST),--test '$(TEST)')
 
 mutants:
-	@MUTANT='$(MUTANT)' ci/mutants/campaign.py
+	@MUTANT='$(MUTANT)' $(PYTHON_M) ci.mutants.campaign
 
 clean:
 	rm -rf out

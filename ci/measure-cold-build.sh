@@ -36,7 +36,7 @@ cross=(); [ -n "$CROSS_COMPILE" ] && cross=(--cross_compile="$CROSS_COMPILE")
 nsfd_kunitconfig() {
 	local frags=(nsfd guest lean)
 	[ -f "$top/kunit-configs/$1.kunitconfig" ] && frags+=("$1")
-	python3 "$top/ci/merge-kunitconfig.py" "$2" \
+	PYTHONPATH=$top python3 -B -P -m ci.pipeline.kunitconfig "$2" \
 		$(printf "$top/kunit-configs/%s.kunitconfig " "${frags[@]}")
 }
 nsfd_kunitconfig "$arch" "$work/nsfd.kunitconfig"

@@ -5,5 +5,5 @@
 # (what it does, its environment and its exits, 0 ready, 125 this tree
 # cannot take the tests, 2 usage or environment, are in its doc); the
 # pipeline calls it in process. This shim only finds it.
-here=$(cd "$(dirname "$0")" && pwd)
-PYTHONPATH=$here${PYTHONPATH:+:$PYTHONPATH} exec python3 -B -m pipeline.tree "$@"
+top=$(cd "$(dirname "$0")/.." && pwd)
+PYTHONPATH=$top${PYTHONPATH:+:$PYTHONPATH} exec python3 -B -P -m ci.pipeline.tree "$@"

@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """The variants a CI matrix runs, one a line: make test's, then the fan-out.
 
-usage: ci/variants.py        (ci/nsfd variants calls it)
+usage: ci/nsfd variants        (main() below; python3 -m ci.variants alike)
 Prints NAME<TAB>COMMAND per variant, in that order: NAME is the
 directory its results go to (out/NAME/), COMMAND what a CI job runs from
 the top of a fresh checkout (as root on Debian 12) to produce them; its

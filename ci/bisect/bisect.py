@@ -1,15 +1,14 @@
-#!/usr/bin/env python3
 """Bisect a kernel git history with nsfd's verdict at each step.
 
-usage: ci/bisect/bisect.py --kernel-src DIR --good REV --bad REV [--arch ARCH]
-                 [--debug] [--test PATTERN]
+usage: python3 -m ci.bisect.bisect --kernel-src DIR --good REV --bad REV
+                 [--arch ARCH] [--debug] [--test PATTERN]   (make bisect)
 
 The bisection runs in a bare clone that borrows DIR's objects
 (build/bisect/repo.git, `git bisect start --no-checkout`): DIR's
 checkout, branch, index and refs are never touched. Each step is
 `ci/nsfd run ARCH --kernel-src DIR --kernel-rev COMMIT` (the tests laid
 into that commit, built incrementally in build/ext/) and its verdict
-(ci/bisect/verdict.py's judge()):
+(ci/bisect/judge.py's judge()):
   bad   a failed test or a kernel report (with --test, only failed tests
         whose "suite name" matches PATTERN, a Python regex);
   skip  the commit does not build (ci/nsfd exit 125), or a deciding test
@@ -38,14 +37,12 @@ import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-CI = os.path.dirname(HERE)
-TOP = os.path.dirname(CI)
-sys.path.insert(0, CI)
-sys.path.insert(0, HERE)
+import ci
+from ci.pipeline import arches, procs, runlog
+from . import judge  # each step's decision
 
-import verdict  # noqa: E402  ci/bisect/verdict.py: each step's decision
-from pipeline import arches, procs, runlog  # noqa: E402
+TOP = ci.TOP
+CI = os.path.join(TOP, 'ci')
 
 OUT = os.path.join(TOP, 'out', 'bisect')
 REPO = os.path.join(TOP, 'build', 'bisect', 'repo.git')
@@ -166,11 +163,11 @@ class Bisection:
                 dst.write(src.read())
         except OSError:
             pass
-        doc = verdict.load(self.steps)
-        said, lines = verdict.judge(rc, kept, self.o['test'], doc.get('deciding', []))
+        doc = judge.load(self.steps)
+        said, lines = judge.judge(rc, kept, self.o['test'], doc.get('deciding', []))
         doc['steps'].append({'commit': commit, 'subject': subject, 'verdict': said, 'exit': rc,
                              'seconds': secs, 'step': label.rstrip(':'), 'failed': lines})
-        verdict.save(self.steps, doc)
+        judge.save(self.steps, doc)
         # bad: the failed tests; skip and abort: why, in parentheses.
         why = (' (failed: %s)' if said == 'bad' else ' %s') % listed(lines) if lines else ''
         log('%s %s %s%s %d s  %s' % (label, commit[:12], said, why, secs, subject))
@@ -183,7 +180,7 @@ class Bisection:
     def run_step(self):
         """`git bisect run`'s command, in REPO: the verdict as git's code."""
         commit = git('-C', REPO, 'rev-parse', 'BISECT_HEAD')
-        n = len(verdict.load(self.steps)['steps']) + 1
+        n = len(judge.load(self.steps)['steps']) + 1
         return GIT_CODE.get(self.step(commit, 'step %d:' % n), ABORT)
 
     def resolve(self, rev, name):
@@ -214,7 +211,7 @@ class Bisection:
             raise Abort('cannot clone %s into %s' % (src, REPO))
         # The clone holds DIR's branches; GOOD and BAD may be any commit of DIR.
         git('-C', REPO, 'fetch', '-q', src, good, bad, check=False)
-        verdict.save(self.steps, {'steps': []})
+        judge.save(self.steps, {'steps': []})
         start = time.monotonic()
         count = git('-C', REPO, 'rev-list', '--count', '%s..%s' % (good, bad))
         log('%s commits in %s..%s, %s%s' % (count, good[:12], bad[:12], self.variant,
@@ -224,10 +221,10 @@ class Bisection:
             stop = ends(label, rev, self.step(rev, label), want)
             if stop:
                 return stop
-        doc = verdict.load(self.steps)
-        doc['deciding'] = verdict.deciding(os.path.join(OUT, 'steps', good + '.json'),
+        doc = judge.load(self.steps)
+        doc['deciding'] = judge.deciding(os.path.join(OUT, 'steps', good + '.json'),
                                            os.path.join(OUT, 'steps', bad + '.json'), self.o['test'])
-        verdict.save(self.steps, doc)
+        judge.save(self.steps, doc)
         if doc['deciding']:
             d = doc['deciding']
             log('deciding tests (must run and pass for a step to be good): %s%s'
@@ -235,8 +232,8 @@ class Bisection:
         else:
             log('no test flipped between the ends: every step is judged by its failures and exit')
         git('-C', REPO, 'bisect', 'start', '--no-checkout', bad, good)
-        step_cmd = [sys.executable, '-B', os.path.abspath(__file__), '--step',
-                    '--kernel-src', src, '--good', good, '--bad', bad, '--arch', self.o['arch']] + \
+        step_cmd = ci.command('ci.bisect.bisect', '--step',
+                              '--kernel-src', src, '--good', good, '--bad', bad, '--arch', self.o['arch']) + \
             (['--debug'] if self.o['debug'] else []) + \
             (['--test', self.o['test']] if self.o['test'] else [])
         run_log = os.path.join(OUT, 'git-bisect-run.log')
@@ -252,7 +249,7 @@ class Bisection:
         first = first_bad(bisect_log)
         if first:
             return self.conclude(first)
-        steps = verdict.load(self.steps)['steps']
+        steps = judge.load(self.steps)['steps']
         # A step's 255 (an environment error, or a step stopped by a
         # signal) makes git give up without marking it; git bisect run
         # itself may have been killed (128 + the signal).
@@ -273,8 +270,8 @@ class Bisection:
 
     def conclude(self, first):
         log('first bad commit: ' + git('-C', REPO, 'log', '-1', '--format=%h %s', first))
-        doc = verdict.load(self.steps)
-        names = verdict.flipped(doc, first, self.o['test'], os.path.join(OUT, 'steps'))
+        doc = judge.load(self.steps)
+        names = judge.flipped(doc, first, self.o['test'], os.path.join(OUT, 'steps'))
         with open(os.path.join(OUT, 'flipped.txt'), 'w') as f:
             f.write(''.join(n + '\n' for n in names))
         for n in names[:20]:
@@ -283,7 +280,7 @@ class Bisection:
             log('flipped: ... %d more in out/bisect/flipped.txt' % (len(names) - 20))
         doc['first_bad'] = first
         doc['seconds'] = sum(s['seconds'] for s in doc['steps'])
-        verdict.save(self.steps, doc)
+        judge.save(self.steps, doc)
         return 0
 
 

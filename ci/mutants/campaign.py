@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 """The mutation campaign: what `make mutants [MUTANT=glob]` calls.
 
-usage: ci/mutants/campaign.py            every ci/mutants/*.mutant
-       MUTANT='socketat-*' ci/mutants/campaign.py   those whose name matches
-       MUTANT='netns-* setns-*' ci/mutants/campaign.py   several globs
+usage: python3 -m ci.mutants.campaign     every ci/mutants/*.mutant
+       MUTANT='socketat-*' python3 -m ci.mutants.campaign   those whose name matches
+       MUTANT='netns-* setns-*' python3 -m ci.mutants.campaign   several globs
 
 First a baseline: `ci/nsfd run x86_64` on the unmutated tree, which must
 pass (exit 0), or every mutant would count as killed; one more for each
@@ -44,14 +43,13 @@ import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-CI = os.path.dirname(HERE)
-TOP = os.path.dirname(CI)
-sys.path.insert(0, CI)
-sys.path.insert(0, HERE)
+import ci
+from ci.pipeline import procs, runlog
+from . import mutant  # parse, check, record, score
 
-import mutant  # noqa: E402  ci/mutants/mutant.py: parse, check, record, score
-from pipeline import procs, runlog  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = ci.TOP
+CI = os.path.join(TOP, 'ci')
 
 RES = os.path.join(TOP, 'out', 'mutants')
 TREE = os.path.join(TOP, 'build', 'patched', 'src')
@@ -148,8 +146,7 @@ def check_mutants(files):
     has_rev = subprocess.run(['git', '-C', TREE, 'rev-parse', '-q', '--verify', 'nsfd-tests'],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
     cmd = ['check', '--rev', 'nsfd-tests', '--base', 'nsfd-series', TREE] if has_rev else ['parse']
-    p = subprocess.run([sys.executable, '-B', os.path.join(HERE, 'mutant.py')] + cmd + files,
-                       capture_output=True, text=True)
+    p = subprocess.run(ci.command('ci.mutants.mutant', *cmd, *files), capture_output=True, text=True)
     with open(os.path.join(RES, 'check.log'), 'w') as f:
         f.write(p.stdout + p.stderr)
     if p.returncode:

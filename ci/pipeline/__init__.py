@@ -8,6 +8,8 @@ qemu_configs/):
   tree.py     the kernel tree: tarball or KERNEL_SRC, the series, the
               tests laid in (ci/prepare-tree.sh is its command line)
   kernel.py   the kernel: config fragments, build, identity, KUnit exec
+  kunitconfig.py    the .kunitconfig fragments merged (the later wins)
+  kunit_objects.py  the KUnit objects kunit/append/ wires into a tree
   guest.py    the kselftests: build, initramfs, the guests
   qemu.py     the one QEMU launcher of every guest boot (the robot's too)
   bench.py    make bench

@@ -4,8 +4,8 @@ kernel make run built, out/ARCH/bench.json (ci/results/report.py bench)."""
 
 import os
 import shutil
-import sys
 
+import ci
 from . import kernel, procs, qemu
 from .runlog import EnvError, now, since
 
@@ -41,7 +41,7 @@ def run(v):
                    fail_fast=os.environ.get('NSFD_FAIL_FAST', '0') == '1')
     if rc:
         v.say('bench: the guest ended with status %d' % rc)
-    rc = procs.run([sys.executable, os.path.join(v.ci, 'results', 'report.py'), 'bench', v.out])
+    rc = procs.run(ci.command('ci.results.report', 'bench', v.out))
     if rc == 0:
         v.say('bench: done in %s s; out/%s/bench.json' % (since(t), v.arch))
     else:

@@ -15,14 +15,10 @@ Each boot's end goes to <console>.end beside its console (boots.py).
 import os
 import re
 import signal
-import sys
 import time
 
+from ci.results import boots
 from . import procs
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                'results'))
-import boots  # noqa: E402  ci/results/boots.py
 
 PROGRESS_EVERY = 30
 TICK = 1.0

@@ -42,15 +42,15 @@ import re
 import subprocess
 import sys
 
+import ci
+from ci import variants
+from ci.results import merge, report
 from . import arches, kernel, procs, runlog
 from .runlog import EnvError, Say, now, since
 from .variant import Run, Variant
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOP = ci.TOP
 CI = os.path.join(TOP, 'ci')
-sys.path.insert(0, CI)
-import variants  # noqa: E402  ci/variants.py: make test's list
-import report  # noqa: E402  ci/results/report.py (kernel.py puts ci/results on sys.path)
 
 
 def usage():
@@ -130,12 +130,12 @@ def prepare_deps(say, *arch_names):
 
 def summary(*results):
     """ci/results/report.py summary over RESULTS: its output and exit."""
-    return procs.run([sys.executable, os.path.join(CI, 'results', 'report.py'), 'summary'] + list(results))
+    return procs.run(ci.command('ci.results.report', 'summary', *results))
 
 
 def last_summary_line(results):
     """The summary's last line only (make run prints its stages above)."""
-    p = subprocess.run([sys.executable, os.path.join(CI, 'results', 'report.py'), 'summary', results],
+    p = subprocess.run(ci.command('ci.results.report', 'summary', results),
                        capture_output=True, text=True)
     lines = p.stdout.strip().split('\n')
     print(lines[-1] if lines and lines[-1] else runlog.NOTHING_JUDGED, flush=True)
@@ -185,8 +185,7 @@ def cmd_test(say, o):
     # The exits of make test's children count beside their results.json
     # (report.verdict): a child that ended without writing its own (an
     # environment error, a signal) is 2, never a stale file's verdict.
-    codes = [procs.run([sys.executable, '-B', os.path.join(CI, 'tests', 'run.py'),
-                        os.path.join(TOP, 'out', 'pipeline')])]
+    codes = [procs.run(ci.command('ci.tests.run', os.path.join(TOP, 'out', 'pipeline')))]
     if codes[-1]:
         say('pipeline: its own tests %s' % ('failed' if codes[-1] == 1 else
                                             'could not run (exit %d)' % codes[-1]))
@@ -203,8 +202,8 @@ def cmd_test(say, o):
     # takes the cores they leave idle (as kernel.build does).
     nice = ['nice', '-n', '19'] if run.tests_pending() else []
     try:
-        codes.append(procs.run(nice + [sys.executable, '-B', os.path.join(CI, 'nsfd.py')] +
-                               robot[1].split()[1:], pass_fds=(procs.LOCK_FD,)))
+        codes.append(procs.run(nice + ci.command('ci.nsfd', *robot[1].split()[1:]),
+                               pass_fds=(procs.LOCK_FD,)))
     finally:
         run.finish_pending()
     if codes[-1] not in (0, 1, 125):
@@ -246,10 +245,10 @@ def main(argv):
     cmd = argv[0] if argv else ''
     # merge needs no tree, no kernel and no packages: ci/results/merge.py does it.
     if cmd == 'merge':
-        os.execv(sys.executable, [sys.executable, os.path.join(CI, 'results', 'merge.py')] + argv[1:])
+        return merge.main(argv[1:])
     # variants: the list a CI matrix runs (ci/variants.py).
     if cmd == 'variants':
-        os.execv(sys.executable, [sys.executable, os.path.join(CI, 'variants.py')] + argv[1:])
+        return variants.main(argv)
     setup_env()
     # Before any child: this run is the subreaper of all it starts, ends
     # them all on SIGTERM, SIGINT or SIGHUP, and exits (letting go of

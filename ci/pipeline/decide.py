@@ -234,7 +234,7 @@ def boot_end(rc, qemu, console_text, timed_out):
     """A boot's end from QEMU's or timeout's exit: (status, detail),
     TIMED_OUT the detail of a timeout. QEMU's exit 0 is the init's reboot;
     what the console holds is judged elsewhere (ci/results/report.py,
-    ci/robot/verdict.py)."""
+    ci/robot/judge.py)."""
     first = console_text.split('\n', 1)[0]
     if rc == 0:
         return 'ok', ''

@@ -8,22 +8,18 @@ Each function takes the variant (variant.Variant) it works for.
 import functools
 import glob
 import hashlib
-import importlib.util
 import json
 import os
 import re
 import shutil
 import subprocess
-import sys
 
-from . import bootwatch, decide, machine, procs
+from ci.results import identity, report
+from . import bootwatch, decide, kunitconfig, machine, procs
+from .kunit_objects import rows as kunit_object_rows
 from .runlog import EnvError, Stage, now, since, show_tail
 
 PIPELINE = os.path.dirname(os.path.abspath(__file__))
-CI = os.path.dirname(PIPELINE)
-sys.path.insert(0, os.path.join(CI, 'results'))
-import identity  # noqa: E402  ci/results/identity.py
-import report  # noqa: E402  ci/results/report.py
 
 
 def fragments(v):
@@ -39,25 +35,11 @@ def fragments(v):
     return frags
 
 
-def _load(path, name):
-    """The module of the script PATH (its file name may hold a hyphen)."""
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-merge_kunitconfig = _load(os.path.join(CI, 'merge-kunitconfig.py'), 'merge_kunitconfig')
-
-
 def write_kunitconfig(v, off=()):
-    """The fragments merged into v.kcfg (ci/merge-kunitconfig.py), each
-    symbol of OFF switched off."""
-    args = [v.kcfg]
-    for sym in off:
-        args += ['--off', sym]
+    """The fragments merged into v.kcfg (kunitconfig.py), each symbol of
+    OFF switched off."""
     try:
-        merge_kunitconfig.main(['merge-kunitconfig.py'] + args + fragments(v))
+        kunitconfig.merge(v.kcfg, fragments(v), off)
     except OSError as e:
         raise EnvError('kunit-configs: cannot merge the fragments into %s: %s' % (v.kcfg, e))
 
@@ -290,30 +272,20 @@ def record_identity(v):
 
 def kunit_objects(v):
     """[(symbol, object, source, (suites))] of nsfd's KUnit test objects
-    (ci/kunit-objects.py), read once a run: kunit/ does not change under
-    it."""
-    return _kunit_objects(v.ci, os.path.join(v.top, 'kunit'))
+    (kunit_objects.py), read once a run: kunit/ does not change under it."""
+    return _kunit_objects(os.path.join(v.top, 'kunit'))
 
 
 @functools.lru_cache(maxsize=None)
-def _kunit_objects(ci, kunit_dir):
+def _kunit_objects(kunit_dir):
     # Fails closed: these rows are what the KUnit stage must run (an empty
-    # list skips it and turns the patched-mode checks off), so a helper
+    # list skips it and turns the patched-mode checks off), so a reading
     # that fails, or lists fewer suites than kunit/ declares, is exit 2.
-    script = os.path.join(ci, 'kunit-objects.py')
+    helper = 'ci/pipeline/kunit_objects.py'
     try:
-        p = subprocess.run([sys.executable, script, kunit_dir], stdin=subprocess.DEVNULL,
-                           capture_output=True, text=True)
-    except OSError as e:
-        raise EnvError('%s: %s' % (script, e))
-    if p.returncode:
-        raise EnvError('%s failed (exit %d): %s' % (script, p.returncode,
-                                                    (p.stderr.strip().splitlines() or ['?'])[-1]))
-    rows = []
-    for line in p.stdout.split('\n'):
-        if line:
-            sym, obj, srcf, suites = line.split('\t')
-            rows.append((sym, obj, srcf, tuple(suites.split(','))))
+        rows = kunit_object_rows(kunit_dir)
+    except (OSError, UnicodeError) as e:
+        raise EnvError('%s cannot read %s: %s' % (helper, kunit_dir, e))
     try:
         declared = report.expected_kunit_suites(os.path.dirname(kunit_dir))
     except ValueError as e:
@@ -322,7 +294,7 @@ def _kunit_objects(ci, kunit_dir):
     unlisted = [s for s in declared if s not in listed]
     if unlisted or not rows:
         raise EnvError('%s lists no object for the KUnit suite(s) %s of %s: cannot say what '
-                       'KUnit must run' % (script, ', '.join(unlisted) or '(none listed)', kunit_dir))
+                       'KUnit must run' % (helper, ', '.join(unlisted) or '(none listed)', kunit_dir))
     return tuple(rows)
 
 

@@ -22,7 +22,7 @@
  7. boot:   qemu.py's launcher, KernelCI's 10-minute job budget as the
     hard timeout, KUnit left on: the built-in suites at boot, then
     run_kselftest.sh -c nsfd, every KUnit module by modprobe, dmesg;
- 8. verdict: ci/robot/verdict.py, from the stages and the console alone.
+ 8. verdict: ci/robot/judge.py, from the stages and the console alone.
 
 Results in out/robot-ARCH/ (results.json, kselftest.ktap, kunit.ktap,
 junit.xml, kcidb.json, console.log and each stage's log); the last line
@@ -39,13 +39,12 @@ import hashlib
 import os
 import shutil
 import subprocess
-import sys
 import time
 
+import ci
+from ci.results import report
 from . import arches, decide, kernel, machine, procs, qemu, runlog
 from .runlog import EnvError, Stage, now, since
-
-import report  # noqa: E402  ci/results/report.py (kernel.py puts ci/results on sys.path)
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CI = os.path.join(TOP, 'ci')
@@ -198,7 +197,7 @@ class Robot:
         misses = self.config_misses(nsfd_config, kdot)
         if misses is None:
             # No list is not an empty list: every symbol would pass unread.
-            return Stage('env-error', 'ci/robot/verdict.py --config-misses failed on %s' % kdot)
+            return Stage('env-error', 'ci/robot/judge.py --config-misses failed on %s' % kdot)
         with open(self.log('config-misses.tsv'), 'w') as f:
             f.write(misses + '\n' if misses else '')
         return Stage('ok', '%s; %d symbols not as asked' % (made, len(misses.splitlines())))
@@ -207,8 +206,8 @@ class Robot:
     def config_misses(nsfd_config, dot_config):
         """What NSFD_CONFIG asks for and DOT_CONFIG lacks ("SYMBOL asked
         got" lines), or None when it cannot be said."""
-        return procs.output([sys.executable, os.path.join(ROBOT, 'verdict.py'), '--config-misses',
-                             nsfd_config, dot_config], default=None)
+        return procs.output(ci.command('ci.robot.judge', '--config-misses', nsfd_config, dot_config),
+                            default=None)
 
     # 4. The kernel and its modules.
     def kernel(self):
@@ -283,7 +282,7 @@ class Robot:
         return decide.not_built(fault, what, 'out/%s/%s' % (self.name, log_name))
 
     def verdict(self):
-        return procs.run([sys.executable, os.path.join(ROBOT, 'verdict.py'), self.out, TOP, self.arch])
+        return procs.run(ci.command('ci.robot.judge', self.out, TOP, self.arch))
 
     def run(self):
         start = now()

@@ -15,10 +15,10 @@ import sys
 import threading
 import traceback
 
+import ci
+from ci.results import report
 from . import arches, decide, guest, kernel, procs, runlog, tree
 from .runlog import Stage, now
-
-import report  # noqa: E402  ci/results/report.py (kernel.py puts ci/results on sys.path)
 
 
 class Run:
@@ -133,10 +133,10 @@ class Variant:
         stages left in out/VARIANT/; its exit is the variant's."""
         version = procs.output(['make', '-s', '-C', self.src, 'kernelversion'], default='unknown',
                                env=self.env())
-        cmd = [sys.executable, os.path.join(self.ci, 'results', 'report.py'), 'variant', self.out,
-               '--arch', self.arch, '--variant', self.name, '--kernel-version', version,
-               '--kernel-source', self.run.kernel_src or
-               '/usr/src/linux-source-6.12.tar.xz + patches/series']
+        cmd = ci.command('ci.results.report', 'variant', self.out,
+                         '--arch', self.arch, '--variant', self.name, '--kernel-version', version,
+                         '--kernel-source', self.run.kernel_src or
+                         '/usr/src/linux-source-6.12.tar.xz + patches/series')
         if not self.run.kernel_src:
             cmd.append('--patched')
         stream = self.say.stream

@@ -22,7 +22,7 @@ found: the scan starts again at every printk timestamp inside a line.
 import re
 import sys
 
-from ktap import PRINTK_PREFIX
+from .ktap import PRINTK_PREFIX
 
 # (kind, pattern), first match wins: the specific before the generic
 # ("BUG: KASAN:" is kasan, "watchdog: BUG: soft lockup" a soft lockup,

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Which kernel and initramfs a boot ran, proven from its console.
 
 A result judges the kernel just built only if the boot says so. The
@@ -13,9 +12,10 @@ earlier kernel, an earlier boot's log), and nothing it printed may be
 taken as a verdict.
 
 usage:
-  ci/results/identity.py kernel KDIR IMAGE      print the kernel's identity (JSON):
+  python3 -m ci.results.identity kernel KDIR IMAGE
+                                        print the kernel's identity (JSON):
                                         banner, UTS_VERSION, build-id, image
-  ci/results/identity.py check CONSOLE KERNEL.json [INITRAMFS.id]
+  python3 -m ci.results.identity check CONSOLE KERNEL.json [INITRAMFS.id]
                                         exit 0 when CONSOLE booted that kernel
                                         (and initramfs), 2 with both named
 """
@@ -27,8 +27,7 @@ import re
 import struct
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import console  # noqa: E402
+from . import console
 
 BANNER = re.compile(rb'Linux version [\x20-\x7e]{1,500}\n\0')
 GUEST_INIT = re.compile(r'^nsfd-init: ', re.M)

@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """One variant's results as a KCIDB v5.3 document (what KernelCI's dashboard takes).
 
-usage: ci/results/kcidb.py OUTDIR
+usage: python3 -m ci.results.kcidb OUTDIR
     reads OUTDIR/results.json (ci/results/report.py's; OUTDIR/kernel.log for the
     excerpt of a kernel that did not build) and writes OUTDIR/kcidb.json.
     ci/results/report.py calls write() after results.json; ci/results/merge.py calls
@@ -346,7 +345,7 @@ def main(argv):
     try:
         print(write(argv[0]))
     except (OSError, ValueError) as e:
-        print('nsfd: kcidb: cannot read %s/results.json (%s): run ci/results/report.py variant '
+        print('nsfd: kcidb: cannot read %s/results.json (%s): run python3 -m ci.results.report variant '
               'there first' % (argv[0], e), file=sys.stderr)
         return 2
     return 0

@@ -1,10 +1,10 @@
-#!/usr/bin/env python3
 """One verdict over variant result directories from separate machines.
 
-usage: ci/results/merge.py [--out DIR] VARIANT_DIR...
-    (ci/nsfd merge calls it.) Each VARIANT_DIR is an out/<variant>/ as a CI
-    job uploaded it (results.json at least). Prints one line per variant,
-    its failures and what did not build, then the summary line; writes
+usage: ci/nsfd merge [--out DIR] VARIANT_DIR...
+       (or python3 -m ci.results.merge [--out DIR] VARIANT_DIR...)
+    Each VARIANT_DIR is an out/<variant>/ as a CI job uploaded it
+    (results.json at least). Prints one line per variant, its failures
+    and what did not build, then the summary line; writes
     DIR/kcidb.json (one KCIDB v5.3 document: the checkout, every variant's
     build and tests, each id once) and DIR/summary.json. DIR: out/merged/.
 
@@ -20,10 +20,8 @@ import os
 import sys
 import traceback
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import kcidb  # noqa: E402
-import report  # noqa: E402
-from report import EXIT_ENV  # noqa: E402
+from . import kcidb, report
+from .report import EXIT_ENV, EXIT_PASS
 
 DEFAULT_OUT = os.path.join(report.TOP, 'out', 'merged')
 

@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 """Turn one variant's console logs and stage outcomes into the contract files.
 
 usage:
-  ci/results/report.py variant OUTDIR --arch A --variant V --kernel-version X
-               [--kernel-source S] [--patch NAME=ID ...] [--patched]
+  python3 -m ci.results.report variant OUTDIR --arch A --variant V --kernel-version X
+          [--kernel-source S] [--patch NAME=ID ...] [--patched]
       reads OUTDIR/stages.tsv ("stage<TAB>status<TAB>seconds" lines,
       status ok|fail|timeout|build-failed|env-error|skipped),
       OUTDIR/console-*.log, OUTDIR/kselftest-channel.log (the guest's KTAP
@@ -17,7 +16,7 @@ usage:
       every KUnit suite of kunit/ and every TEST_GEN_PROGS binary of
       selftests/nsfd/Makefile must give results, and no test may skip for
       "socketat not implemented"; each violation is a failed test.
-  ci/results/report.py summary RESULTS.json...
+  python3 -m ci.results.report summary RESULTS.json...
       the summary line over several variants.
 
 Exit: 1 a test failed, a kernel report in a console, a guest timed out,
@@ -41,12 +40,7 @@ import sys
 import traceback
 import xml.etree.ElementTree as ET
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import boots  # noqa: E402
-import console  # noqa: E402
-import identity  # noqa: E402
-import kcidb  # noqa: E402
-import ktap  # noqa: E402
+from . import boots, console, identity, kcidb, ktap
 
 EXIT_PASS, EXIT_FAIL, EXIT_ENV, EXIT_BUILD = 0, 1, 2, 125
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -719,7 +713,7 @@ def cmd_bench(a):
 
 
 def main(argv):
-    p = argparse.ArgumentParser(prog='ci/results/report.py')
+    p = argparse.ArgumentParser(prog='python3 -m ci.results.report')
     sub = p.add_subparsers(dest='cmd', required=True)
     v = sub.add_parser('variant')
     v.add_argument('outdir')

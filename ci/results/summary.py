@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Each variant's totals and failures as Markdown, for a CI front end.
 
-usage: ci/results/summary.py VARIANT_DIR...
+usage: python3 -m ci.results.summary VARIANT_DIR...
     Reads each VARIANT_DIR/results.json (an out/<variant>/ as a CI job
     uploaded it) and prints GitHub-flavoured Markdown: a headline with the
     totals and the verdict, a table with a row per variant (passed, failed,
@@ -18,10 +17,8 @@ it printed the summary, 2 for a usage error.
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import merge  # noqa: E402
-import report  # noqa: E402
-from report import EXIT_PASS, EXIT_FAIL, EXIT_ENV, EXIT_BUILD  # noqa: E402
+from . import merge, report
+from .report import EXIT_PASS, EXIT_FAIL, EXIT_ENV, EXIT_BUILD
 
 MEANING = {EXIT_PASS: 'passed', EXIT_FAIL: 'failed', EXIT_BUILD: 'did not build',
            EXIT_ENV: 'environment error'}

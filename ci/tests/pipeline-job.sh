@@ -8,4 +8,4 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 "$top/ci/deps.sh" x86_64 riscv64 ||
 	{ echo "nsfd: pipeline: ci/deps.sh failed: see the apt-get output above"; exit 2; }
-exec python3 -B "$top/ci/tests/run.py" "$top/out/pipeline"
+PYTHONPATH=$top${PYTHONPATH:+:$PYTHONPATH} exec python3 -B -P -m ci.tests.run "$top/out/pipeline"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run the pipeline's own tests and record them as a variant of the run.
 
-usage: ci/tests/run.py OUTDIR
+usage: python3 -m ci.tests.run OUTDIR   (make check)
 Writes OUTDIR/results.json in the contract's schema (variant "pipeline"),
 prints each failure and the summary line; exit 0 or 1, or 2 when the
 tests could not be run or recorded (a full disk: nothing was judged).
@@ -14,9 +14,10 @@ import time
 import traceback
 import unittest
 
+import ci
+from ci.results import report  # machine_fault
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'results'))
-import report  # noqa: E402  ci/results/report.py: machine_fault
 
 
 class Recorder(unittest.TextTestResult):
@@ -82,7 +83,7 @@ def run(outdir):
     # No earlier run's results may stand for this one's (make test reads them).
     if os.path.exists(os.path.join(outdir, 'results.json')):
         os.unlink(os.path.join(outdir, 'results.json'))
-    suite = unittest.defaultTestLoader.discover(HERE, pattern='test_*.py')
+    suite = unittest.defaultTestLoader.discover(HERE, pattern='test_*.py', top_level_dir=ci.TOP)
     with open(os.path.join(outdir, 'unittest.log'), 'w') as log:
         result = unittest.TextTestRunner(stream=log, verbosity=2,
                                          resultclass=Recorder).run(suite)

@@ -1,18 +1,13 @@
-"""make bisect's decisions: what a step's run makes of it (ci/bisect/verdict.py)."""
+"""make bisect's decisions: what a step's run makes of it (ci/bisect/judge.py)."""
 
-import importlib.util
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.join(HERE, '..', 'bisect', 'verdict.py')
-spec = importlib.util.spec_from_file_location('bisect_verdict', SCRIPT)
-bv = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(bv)
+import ci
+from ci.bisect import judge
 
 REGRESSION = 'ns_ops ns_entry_install_takes_the_target.uts'
 OTHER = 'nsfd:setns_test ns.uts.wrong_type_is_einval'
@@ -33,7 +28,7 @@ class Steps(unittest.TestCase):
         return path
 
     def verdict(self, code, tests, pattern='', decide=(REGRESSION,)):
-        return bv.judge(code, self.results('step', tests), pattern, list(decide))[0]
+        return judge.judge(code, self.results('step', tests), pattern, list(decide))[0]
 
 
 class Judge(Steps):
@@ -78,10 +73,10 @@ class Judge(Steps):
 
     def test_no_results_aborts(self):
         missing = os.path.join(self.tmp.name, 'none.json')
-        self.assertEqual(bv.judge(0, missing, '', [REGRESSION])[0], 'abort')
+        self.assertEqual(judge.judge(0, missing, '', [REGRESSION])[0], 'abort')
 
     def test_skip_says_which_test_did_not_run(self):
-        lines = bv.judge(0, self.results('s', {OTHER: 'pass'}), '', [REGRESSION])[1]
+        lines = judge.judge(0, self.results('s', {OTHER: 'pass'}), '', [REGRESSION])[1]
         self.assertEqual(lines, ['(did not run: %s)' % REGRESSION])
 
 
@@ -90,13 +85,13 @@ class Deciding(Steps):
         good = self.results('good', {REGRESSION: 'pass', OTHER: 'pass'})
         bad = self.results('bad', {REGRESSION: 'fail', OTHER: 'pass',
                                    'console-kunit.log refcount:116': 'fail'})
-        self.assertEqual(bv.deciding(good, bad, ''), [REGRESSION])
+        self.assertEqual(judge.deciding(good, bad, ''), [REGRESSION])
 
     def test_new_failing_test_with_pattern_must_run(self):
         good = self.results('good', {OTHER: 'pass'})
         bad = self.results('bad', {REGRESSION: 'fail'})
-        self.assertEqual(bv.deciding(good, bad, 'ns_ops'), [REGRESSION])
-        self.assertEqual(bv.deciding(good, bad, ''), [])
+        self.assertEqual(judge.deciding(good, bad, 'ns_ops'), [REGRESSION])
+        self.assertEqual(judge.deciding(good, bad, ''), [])
 
     def test_command_line_round_trip(self):
         d = self.tmp.name
@@ -106,7 +101,7 @@ class Deciding(Steps):
         steps = os.path.join(d, 'steps.json')
         with open(steps, 'w') as f:
             json.dump({'steps': []}, f)
-        run = lambda *a: subprocess.run([sys.executable, SCRIPT] + list(a),
+        run = lambda *a: subprocess.run(ci.command('ci.bisect.judge', *a),
                                         capture_output=True, text=True, check=True).stdout
         self.assertEqual(run('deciding', steps, 'g', 'b', '', d).split('\n')[0], REGRESSION)
         out = run('judge', steps, '0', step, '').splitlines()

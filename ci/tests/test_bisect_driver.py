@@ -1,4 +1,4 @@
-"""make bisect end to end (ci/bisect/bisect.py) over small git histories,
+"""make bisect end to end (python3 -m ci.bisect.bisect) over small git histories,
 in a checkout whose ci/nsfd is a fake (fakes/checkout.py): each step's
 verdict is the one the commit itself names.
 
@@ -21,11 +21,11 @@ import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, 'fakes'))
+import ci
+from ci.tests import waits
+from ci.tests.fakes import checkout
 
-import checkout  # noqa: E402
-import waits  # noqa: E402
+BISECT = ci.command('ci.bisect.bisect')
 
 FAKE_NSFD = r'''#!/usr/bin/env python3
 import json, os, subprocess, sys
@@ -60,8 +60,8 @@ class BisectDriver(unittest.TestCase):
         self.top = self.tmp.name
         # A checkout of its own: out/ and build/ are the temporary ones.
         checkout.make(self.top, FAKE_NSFD)
-        self.env = dict(os.environ, GIT_AUTHOR_NAME='t', GIT_COMMITTER_NAME='t',
-                        GIT_AUTHOR_EMAIL='t@t', GIT_COMMITTER_EMAIL='t@t')
+        self.env = checkout.environ(self.top, GIT_AUTHOR_NAME='t', GIT_COMMITTER_NAME='t',
+                                    GIT_AUTHOR_EMAIL='t@t', GIT_COMMITTER_EMAIL='t@t')
         self.src = os.path.join(self.top, 'kernel')
 
     def tearDown(self):
@@ -81,9 +81,8 @@ class BisectDriver(unittest.TestCase):
         return ids
 
     def bisect(self, ids, *extra):
-        p = subprocess.run([sys.executable, '-B', os.path.join(self.top, 'ci', 'bisect', 'bisect.py'),
-                            '--kernel-src', self.src, '--good', ids[0], '--bad', ids[-1]] + list(extra),
-                           capture_output=True, text=True, env=self.env, timeout=waits.HANG)
+        p = subprocess.run(BISECT + ['--kernel-src', self.src, '--good', ids[0], '--bad', ids[-1]] +
+                           list(extra), capture_output=True, text=True, env=self.env, timeout=waits.HANG)
         return p.returncode, p.stdout
 
     def steps(self):
@@ -130,12 +129,13 @@ class BisectDriver(unittest.TestCase):
         self.assertNotIn('first bad commit:', out)
 
     def step_pids(self):
-        """Pids of this test's `bisect.py --step` processes still alive."""
+        """Pids of this test's `ci.bisect.bisect --step` processes still
+        alive (their KERNEL_SRC is this test's)."""
         steps = []
-        for p in self.pids(os.path.join(self.top, 'ci', 'bisect', 'bisect.py')):
+        for p in self.pids(self.src):
             with open('/proc/%d/cmdline' % p, 'rb') as f:
                 argv = f.read().split(b'\0')
-            if argv[0] == sys.executable.encode() and b'--step' in argv:
+            if argv[0] == sys.executable.encode() and b'ci.bisect.bisect' in argv and b'--step' in argv:
                 steps.append(p)
         return steps
 
@@ -205,8 +205,7 @@ class BisectDriver(unittest.TestCase):
         read up to the first step's progress line: that step's ci/nsfd is
         then running, hung. (The Popen, the lines read.)"""
         ids = self.history('pass', 'hang', 'hang', 'fail')
-        p = subprocess.Popen([sys.executable, '-B', os.path.join(self.top, 'ci', 'bisect', 'bisect.py'),
-                              '--kernel-src', self.src, '--good', ids[0], '--bad', ids[-1]],
+        p = subprocess.Popen(BISECT + ['--kernel-src', self.src, '--good', ids[0], '--bad', ids[-1]],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=self.env,
                              start_new_session=True)
         waits.in_session(self, p)
@@ -238,7 +237,6 @@ class BisectDriver(unittest.TestCase):
 
     def test_usage_and_bad_input_exit_2(self):
         ids = self.history('pass', 'fail')
-        script = os.path.join(self.top, 'ci', 'bisect', 'bisect.py')
         for argv, says in (([], 'usage:'),
                            (['--kernel-src', self.top + '/none', '--good', 'a', '--bad', 'b'],
                             'is not a directory'),
@@ -251,7 +249,7 @@ class BisectDriver(unittest.TestCase):
                            (['--kernel-src', self.src, '--good', ids[0], '--bad', ids[1],
                              '--test', 'setns_test('], 'is not a Python regular expression')):
             with self.subTest(argv=argv):
-                p = subprocess.run([sys.executable, '-B', script] + argv, capture_output=True,
+                p = subprocess.run(BISECT + argv, capture_output=True,
                                    text=True, env=self.env, timeout=waits.HANG)
                 self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
                 self.assertIn(says, p.stdout + p.stderr)

@@ -6,20 +6,14 @@ decisions of ci/results/boots.py on their own."""
 
 import os
 import shutil
-import sys
 import tempfile
 import time
 import unittest
 from unittest import mock
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-CI = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(CI, 'results'))
-sys.path.insert(0, os.path.join(CI, 'bisect'))
-import boots  # noqa: E402
-import test_faults  # noqa: E402
-import verdict  # noqa: E402
+from ci.bisect import judge
+from ci.results import boots
+from ci.tests import test_faults
 
 PANIC = '[    0.010000] Kernel panic - not syncing: early-boot drill'
 
@@ -121,7 +115,7 @@ class BootFaults(unittest.TestCase):
     def test_a_kernel_that_hangs_before_its_init_ends_within_the_boot_allowance(self):
         limit = 3600
         start = time.monotonic()
-        with mock.patch('pipeline.decide.boot_allowance', lambda debug: 1):
+        with mock.patch('ci.pipeline.decide.boot_allowance', lambda debug: 1):
             rc = self.world.go(FAKE_QEMU='early-hang', NSFD_BOOT_TIMEOUT=str(limit))
         self.assertLess(time.monotonic() - start, limit / 2)
         self.assertEqual(rc, 1, self.world.progress())
@@ -132,7 +126,7 @@ class BootFaults(unittest.TestCase):
 
     def test_a_kunit_boot_that_hangs_ends_within_the_boot_allowance(self):
         start = time.monotonic()
-        with mock.patch('pipeline.decide.boot_allowance', lambda debug: 1):
+        with mock.patch('ci.pipeline.decide.boot_allowance', lambda debug: 1):
             rc = self.world.go(FAKE_KUNIT_EXEC='early-hang')
         self.assertLess(time.monotonic() - start, 300 / 2)
         self.assertEqual(rc, 1, self.world.progress())
@@ -163,8 +157,8 @@ class BisectOnABootFailure(unittest.TestCase):
     def test_does_not_boot_is_bad_and_a_skip_for_another_test(self):
         bad = self.results([{'source': 'boot', 'suite': 'boot', 'name': 'guest-1',
                              'status': 'fail', 'reason': 'died'}])
-        self.assertEqual(verdict.judge(1, bad, '', [])[0], 'bad')
-        self.assertEqual(verdict.judge(1, bad, 'socketat', ['nsfd:socketat_test x'])[0],
+        self.assertEqual(judge.judge(1, bad, '', [])[0], 'bad')
+        self.assertEqual(judge.judge(1, bad, 'socketat', ['nsfd:socketat_test x'])[0],
                          'skip')
 
 

@@ -1,4 +1,4 @@
-"""make mutants end to end (ci/mutants/campaign.py) in a checkout whose
+"""make mutants end to end (python3 -m ci.mutants.campaign) in a checkout whose
 ci/nsfd is a fake (fakes/checkout.py) and whose tree is one small file.
 
 The fake does what a run does to the tree: it puts the pristine file
@@ -15,15 +15,12 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, 'fakes'))
-
-import checkout  # noqa: E402
-import waits  # noqa: E402
+import ci
+from ci.tests import waits
+from ci.tests.fakes import checkout
 
 FAKE_NSFD = r'''#!/usr/bin/env python3
 import json, os, shutil, subprocess, sys, time
@@ -90,11 +87,11 @@ class Campaign(unittest.TestCase):
 
     def command(self, **env):
         """The campaign's command and environment, ENV the fakes'."""
-        e = dict(os.environ, **dict({'MUTANT': 'test-*'}, **env))
+        e = checkout.environ(self.top, **dict({'MUTANT': 'test-*'}, **env))
         for k in ('NSFD_MUTANTS_BASELINE', 'NSFD_MUTANTS_RESTORE', 'NSFD_MUTANT'):
             if k not in env:
                 e.pop(k, None)
-        return [sys.executable, '-B', os.path.join(self.top, 'ci', 'mutants', 'campaign.py')], e
+        return ci.command('ci.mutants.campaign'), e
 
     def campaign(self, **env):
         cmd, e = self.command(**env)

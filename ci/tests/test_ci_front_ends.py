@@ -9,13 +9,13 @@ render the summary from the result directories in fixtures/variants/.
 
 import os
 import subprocess
-import sys
 import unittest
 
-from test_ci_matrix import GITLAB, NAMES, TOP, WORKFLOW, load, needs_yaml, resolve, GITLAB_KEYWORDS
+import ci
+from ci.results import summary
+from ci.tests.test_ci_matrix import GITLAB, NAMES, TOP, WORKFLOW, load, needs_yaml, resolve, GITLAB_KEYWORDS
 
 CI = os.path.join(TOP, 'ci')
-SUMMARY = os.path.join(CI, 'results', 'summary.py')
 FIXTURES = os.path.join(CI, 'tests', 'fixtures', 'variants')
 # Variants whose results come without a junit.xml: the pipeline's own
 # tests (ci/tests/run.py writes results.json only).
@@ -70,10 +70,10 @@ class GitHubSummary(unittest.TestCase):
         step = self.step('$GITHUB_STEP_SUMMARY')
         self.assertEqual(step.get('if'), 'always()', 'a red merge must still show its summary')
         run = step['run']
-        script = run.split()[0]
-        self.assertTrue(os.access(os.path.join(TOP, script), os.X_OK),
-                        'the summary step runs %s, which does not exist or is not executable' % script)
-        self.assertEqual(script, 'ci/results/summary.py')
+        # From the checkout's top (the job's working directory), which is
+        # then the import root of the package ci.
+        self.assertEqual(run.split()[:3], ['python3', '-m', 'ci.results.summary'])
+        self.assertTrue(os.path.isfile(os.path.join(TOP, 'ci', 'results', 'summary.py')))
         self.assertIn("$(ci/nsfd variants | cut -f1 | sed 's|^|out/|')", run,
                       'the summary covers every variant of the list')
         self.assertIn('>> "$GITHUB_STEP_SUMMARY"', run)
@@ -96,13 +96,13 @@ class GitHubSummary(unittest.TestCase):
 
 
 def render(*dirs):
-    run = subprocess.run([sys.executable, SUMMARY] + list(dirs), capture_output=True, text=True,
+    run = subprocess.run(ci.command('ci.results.summary', *dirs), capture_output=True, text=True,
                          timeout=60)
     return run.returncode, run.stdout, run.stderr
 
 
 class SummaryFromResults(unittest.TestCase):
-    """ci/results/summary.py on real result directories."""
+    """python3 -m ci.results.summary on real result directories."""
 
     def fixture(self, name):
         return os.path.join(FIXTURES, name)
@@ -137,15 +137,13 @@ class SummaryFromResults(unittest.TestCase):
         self.assertIn('- x86_64: identity: console-kselftest.log: booted', out)
 
     def test_a_table_cell_stays_one_cell(self):
-        sys.path.insert(0, os.path.dirname(SUMMARY))
-        import summary
         self.assertEqual(summary.cell('a | b\n<c>'), 'a \\| b &lt;c&gt;')
         self.assertEqual(summary.code('x|`y`'), "`x\\|'y'`")
 
     def test_usage(self):
         rc, out, err = render()
         self.assertEqual((rc, out), (2, ''))
-        self.assertIn('usage: ci/results/summary.py', err)
+        self.assertIn('usage: python3 -m ci.results.summary', err)
 
 
 if __name__ == '__main__':

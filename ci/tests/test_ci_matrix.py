@@ -13,13 +13,12 @@ import sys
 import tempfile
 import unittest
 
+from ci import variants
+from ci.tests import waits
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 CI = os.path.dirname(HERE)
 TOP = os.path.dirname(CI)
-sys.path.insert(0, CI)
-
-import waits  # noqa: E402
-import variants  # noqa: E402
 
 try:
     import yaml
@@ -59,7 +58,7 @@ def make_test_variants(*options):
     """What `ci/nsfd test OPTIONS` (ci/pipeline/cli.py's cmd_test) runs, in its
     order, with every stage stubbed: [out/ names], and the commands it
     runs besides (the pipeline's tests, the robot)."""
-    from pipeline import cli
+    from ci.pipeline import cli
     ran, commands = [], []
 
     class Recorder:
@@ -96,9 +95,8 @@ class VariantList(unittest.TestCase):
         self.assertEqual(variants.ROBOT, ('robot-x86_64', 'ci/nsfd robot x86_64'))
         # The pipeline's own tests first, into out/pipeline; the robot run
         # after the kernels; one summary over them all, in that order.
-        self.assertEqual(commands[0][-2:], [os.path.join(CI, 'tests', 'run.py'),
-                                            os.path.join(TOP, 'out', 'pipeline')])
-        self.assertEqual(commands[1][-3:], [os.path.join(CI, 'nsfd.py'), 'robot', 'x86_64'])
+        self.assertEqual(commands[0][-3:], ['-m', 'ci.tests.run', os.path.join(TOP, 'out', 'pipeline')])
+        self.assertEqual(commands[1][-4:], ['-m', 'ci.nsfd', 'robot', 'x86_64'])
         self.assertEqual([os.path.basename(os.path.dirname(r)) for r in commands[2][1:]],
                          ['pipeline'] + names + [variants.ROBOT[0]])
         self.assertEqual(['pipeline'] + names + [variants.ROBOT[0]], want,
@@ -112,11 +110,11 @@ class VariantList(unittest.TestCase):
         self.assertNotIn('x86_64', want)
         self.assertFalse([n for n in want if n.startswith('x86_64-') and n != 'x86_64-debug'])
         with open(os.path.join(CI, 'tests', 'pipeline-job.sh')) as f:
-            self.assertIn('ci/tests/run.py" "$top/out/pipeline"', f.read())
+            self.assertIn('-m ci.tests.run "$top/out/pipeline"', f.read())
 
     def test_make_test_all_runs_the_whole_list_robot_before_the_fan_out(self):
         names, commands = make_test_variants('--all')
-        self.assertEqual(commands[1][-3:], [os.path.join(CI, 'nsfd.py'), 'robot', 'x86_64'])
+        self.assertEqual(commands[1][-4:], ['-m', 'ci.nsfd', 'robot', 'x86_64'])
         self.assertEqual([os.path.basename(os.path.dirname(r)) for r in commands[2][1:]], NAMES)
         self.assertEqual(['pipeline'] + names, [n for n in NAMES if n != variants.ROBOT[0]])
         self.assertEqual(len(commands), 3, commands)

@@ -28,15 +28,13 @@ import ast
 import glob
 import os
 import re
-import sys
 import unittest
+
+from ci import variants
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CI = os.path.dirname(HERE)
 TOP = os.path.dirname(CI)
-sys.path.insert(0, CI)
-
-import variants  # noqa: E402
 
 # Set by every CI engine (GitHub Actions, GitLab): the measured commands
 # of docs/performance.md set it as CI does.
@@ -73,7 +71,7 @@ def makefile():
 
 def nsfd_commands():
     """(subcommands, flags) of ci/nsfd."""
-    from pipeline import cli
+    from ci.pipeline import cli
     import inspect
     subs = set(cli.COMMANDS) | set(re.findall(r"cmd == '([a-z-]+)'", inspect.getsource(cli.main)))
     flags = set()

@@ -18,15 +18,18 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
+
+import ci
+from ci.pipeline import kernel, runlog
+from ci.pipeline.variant import Run, Variant
+from ci.results import report
+from ci.tests import waits
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CI = os.path.dirname(HERE)
 TOP = os.path.dirname(CI)
 FAKES = os.path.join(HERE, 'fakes')
-sys.path.insert(0, CI)
-import waits  # noqa: E402
-from pipeline import runlog  # noqa: E402
-from pipeline.variant import Run, Variant  # noqa: E402
 
 BANNER = ('Linux version 6.12.0-fake (nsfd@fake) (gcc (Debian 12.2.0-14) 12.2.0) '
           '#1 SMP PREEMPT_DYNAMIC Sun Dec  6 00:00:00 UTC 2026')
@@ -82,7 +85,7 @@ class World:
         # The fakes' `#!/usr/bin/env python3` finds this interpreter, not a
         # wrapper in front of it (pyenv's shim costs 0.4 s a start).
         self.env = {'PATH': os.path.dirname(sys.executable) + os.pathsep + os.environ['PATH'],
-                    'FAKE_CI': CI, 'FAKE_VMLINUX': fake_vmlinux(),
+                    'FAKE_VMLINUX': fake_vmlinux(),
                     'FAKE_IMAGE': v.conf['KERNEL_IMAGE'], 'NSFD_GUESTS': '1',
                     'NSFD_PROGRESS_SECS': '30', 'NSFD_KMSG': self.kmsg}
 
@@ -335,20 +338,18 @@ class Faults(unittest.TestCase):
     # Fail closed: a helper that computes an expectation succeeds or the run is 2.
 
     def test_kunit_objects_that_fail_are_2_never_a_skipped_kunit_stage(self):
-        # A ci/ whose kunit-objects.py fails, everything else the real one.
-        ci = os.path.join(self.world.tmp, 'ci')
-        os.mkdir(ci)
-        for name in os.listdir(CI):
-            if name != 'kunit-objects.py':
-                os.symlink(os.path.join(CI, name), os.path.join(ci, name))
-        with open(os.path.join(ci, 'kunit-objects.py'), 'w') as f:
-            f.write('import sys\nsys.exit("kunit-objects.py: cannot read kunit/append")\n')
-        self.world.run.ci = ci
-        self.world.variant = self.world.another()
-        with self.assertRaises(runlog.EnvError) as raised:     # cli.main: exit 2
+        # kunit/append cannot be read, everything else as in the base world.
+        append = os.path.join(TOP, 'kunit', 'append')
+
+        def unreadable(kunit_dir):
+            raise PermissionError(13, 'Permission denied', append)
+        kernel._kunit_objects.cache_clear()         # read once a run: this run's
+        self.addCleanup(kernel._kunit_objects.cache_clear)
+        with mock.patch.object(kernel, 'kunit_object_rows', unreadable), \
+                self.assertRaises(runlog.EnvError) as raised:     # cli.main: exit 2
             self.go()
-        self.assertIn('kunit-objects.py failed (exit 1): kunit-objects.py: cannot read kunit/append',
-                      str(raised.exception))
+        self.assertIn('ci/pipeline/kunit_objects.py cannot read %s: [Errno 13] Permission denied'
+                      % os.path.join(TOP, 'kunit'), str(raised.exception))
         self.assertNotIn('kunit', self.world.stages(), 'no KUnit stage, skipped or other')
         self.assertFalse(os.path.exists(os.path.join(self.world.variant.out, 'results.json')))
 
@@ -364,16 +365,16 @@ class Faults(unittest.TestCase):
                       self.base.progress())
 
     def judge(self, rc, deciding, world=None):
-        """ci/bisect/verdict.py judge on WORLD's results (this case's), as a
-        step of ci/bisect/bisect.py does with verdict.judge(): its verdict line (skip is exit
+        """ci/bisect/judge.py judge on WORLD's results (this case's), as a
+        step of ci/bisect/bisect.py does with judge.judge(): its verdict line (skip is exit
         125 to git bisect)."""
         world = world or self.world
         steps = os.path.join(self.world.tmp, 'steps.json')
         with open(steps, 'w') as f:
             json.dump({'steps': [], 'deciding': [deciding]}, f)
-        judged = subprocess.run([sys.executable, os.path.join(CI, 'bisect', 'verdict.py'), 'judge',
-                                 steps, str(rc), os.path.join(world.variant.out, 'results.json'),
-                                 ''], capture_output=True, text=True)
+        judged = subprocess.run(ci.command('ci.bisect.judge', 'judge', steps, str(rc),
+                                           os.path.join(world.variant.out, 'results.json'), ''),
+                                capture_output=True, text=True)
         self.assertEqual(judged.returncode, 0, judged.stderr)
         return judged.stdout.split('\n')[0]
 
@@ -420,8 +421,8 @@ class Stop(unittest.TestCase):
     def test_sigterm_ends_every_process_frees_the_lock_and_is_2(self):
         tmp = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, tmp)
-        p = subprocess.Popen([sys.executable, os.path.join(FAKES, 'drive.py'), tmp,
-                              'FAKE_QEMU=hang', 'NSFD_BOOT_TIMEOUT=300'],
+        p = subprocess.Popen(ci.command('ci.tests.fakes.drive', tmp,
+                                        'FAKE_QEMU=hang', 'NSFD_BOOT_TIMEOUT=300'),
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.addCleanup(lambda: [os.kill(q, signal.SIGKILL) for q in world_processes(tmp)])
         # The fake QEMU hangs once its console says this.
@@ -447,18 +448,18 @@ class Decisions(unittest.TestCase):
     real run's statuses differ from the fakes'."""
 
     def test_a_guest_killed_by_timeout_is_a_timeout_as_the_shell_says(self):
-        from pipeline import decide, procs
+        from ci.pipeline import decide, procs
         self.assertEqual(procs.status(-9), 137)     # timeout --kill-after's SIGKILL
         self.assertEqual(decide.guest_boot(1, procs.status(-9), 300, 'qemu', '')[0], 'timeout')
 
     def test_a_timeout_wins_over_another_guests_failure(self):
-        from pipeline import decide
+        from ci.pipeline import decide
         stage = decide.guests([('fail', 'guest 1: qemu exit 1'), ('timeout', 'guest 2: no end')])
         self.assertEqual((stage.status, stage.detail), ('timeout', 'guest 1: qemu exit 1; guest 2: no end'))
         self.assertEqual(decide.guests([('env-error', 'a'), ('fail', 'b')]).status, 'env-error')
 
     def test_the_robots_job_ends_as_its_boot_says(self):
-        from pipeline import decide, procs
+        from ci.pipeline import decide, procs
         banner = 'Linux version 6.12.0 (robot@localhost)\n'
         self.assertEqual(decide.robot_boot(0, 600, 'qemu', banner).status, 'ok')
         self.assertEqual(decide.robot_boot(procs.status(-9), 600, 'qemu', banner).status, 'timeout')
@@ -470,8 +471,8 @@ class Decisions(unittest.TestCase):
         self.assertEqual(decide.robot_boot(127, 600, 'qemu', '').status, 'env-error')
 
     def test_the_robots_builds_go_through_ccache_as_every_kernel_build(self):
-        from pipeline import kernel, procs, robot
-        from pipeline.runlog import Say
+        from ci.pipeline import kernel, procs, robot
+        from ci.pipeline.runlog import Say
         calls = []
         saved = procs.run
         procs.run = lambda cmd, **kw: calls.append(cmd) or 0
@@ -485,7 +486,7 @@ class Decisions(unittest.TestCase):
         self.assertTrue(calls[0][-1] == 'all' and not [w for w in calls[1] if w.startswith('CC=')])
 
     def test_only_the_robots_boot_runs_kunit(self):
-        from pipeline import arches, qemu
+        from ci.pipeline import arches, qemu
         conf = arches.load('x86_64')
         guest = qemu.command(conf, 'bzImage', 'initrd', 60, extra='')
         robot = qemu.command(conf, 'bzImage', 'initrd', 600, extra='', kunit=True)
@@ -494,7 +495,7 @@ class Decisions(unittest.TestCase):
         self.assertEqual(robot[:-1], guest[:2] + ['600'] + guest[3:-1])
 
     def test_a_settings_timeout_of_0_is_kept_and_a_given_limit_wins(self):
-        from pipeline import decide
+        from ci.pipeline import decide
         self.assertEqual(decide.guest_limit(2, 0, False), 2 * 17 + 120)
         self.assertEqual(decide.guest_limit(2, None, True), 2 * (45 + 17) + 600)
         self.assertEqual(decide.guest_limit(2, 240, False, '10m'), '10m')
@@ -502,7 +503,7 @@ class Decisions(unittest.TestCase):
     # Machine faults, decided: 2 with the cause named, never 1 or 125.
 
     def test_sigkill_before_the_limit_is_the_machine_after_it_a_timeout(self):
-        from pipeline import decide
+        from ci.pipeline import decide
         kills = [(77, 'cc1'), (812, 'qemu-system-x86')]
         status, detail = decide.guest_boot(2, 137, 300, 'qemu-system-x86_64', '', 12.4, kills)
         self.assertEqual(status, 'env-error', 'SIGKILLed at 12 s of 300: not by timeout(1)')
@@ -523,7 +524,7 @@ class Decisions(unittest.TestCase):
                          [300, 45, 5400, 172800, None, None])
 
     def test_the_oom_killers_records_are_read_in_every_form(self):
-        from pipeline import decide
+        from ci.pipeline import decide
         log = ('6,700,4000000,-;oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,'
                'mems_allowed=0,global_oom,task_memcg=/user.slice,task=cc1,pid=4242,uid=0\n'
                '3,701,4000001,-;Out of memory: Killed process 4242 (cc1) total-vm:1kB\n'
@@ -540,7 +541,7 @@ class Decisions(unittest.TestCase):
         self.assertIsNone(decide.oom_cause([], ''))
 
     def test_each_machine_fault_in_a_build_log_is_named_and_a_compile_error_is_not(self):
-        from pipeline import decide
+        from ci.pipeline import decide
         killed = [
             'gcc: fatal error: Killed signal terminated program cc1',
             'gcc: internal compiler error: Killed (program cc1)',
@@ -581,7 +582,7 @@ class Decisions(unittest.TestCase):
         self.assertEqual(decide.kernel_build(2, False, 'kernel.log', 'x').status, 'env-error')
 
     def test_a_missing_tool_names_its_debian_package(self):
-        from pipeline import decide
+        from ci.pipeline import decide
         self.assertEqual(decide.missing_tool('/usr/bin/qemu-system-riscv64'),
                          'qemu-system-riscv64 is not installed: apt-get install qemu-system-misc '
                          '(or ci/deps.sh ARCH as root)')
@@ -597,7 +598,7 @@ class Decisions(unittest.TestCase):
                       decide.robot_boot(127, 600, 'qemu-system-x86_64', '', 0.1).detail)
 
     def test_a_kunit_py_that_the_machine_killed_is_2(self):
-        from pipeline import decide
+        from ci.pipeline import decide
         self.assertEqual(decide.kunit_exec(137, '', 'kunit.log').status, 'env-error')
         self.assertEqual(decide.kunit_exec(1, 'crashed', 'kunit.log', [(3, 'cc1')]).status, 'fail',
                          'another process the OOM killer took says nothing of the KUnit boot')
@@ -605,7 +606,7 @@ class Decisions(unittest.TestCase):
                                            [(3, 'qemu-system-x86')]).status, 'env-error')
 
     def test_the_kernel_log_is_read_from_the_stage_start_only(self):
-        from pipeline import machine
+        from ci.pipeline import machine
         with tempfile.TemporaryDirectory() as d:
             kmsg = os.path.join(d, 'kmsg')
             with open(kmsg, 'w') as f:
@@ -630,7 +631,7 @@ class Decisions(unittest.TestCase):
 
     def test_each_guest_is_timed_when_it_ends_not_when_the_one_before_it_does(self):
         from unittest import mock
-        from pipeline import bootwatch
+        from ci.pipeline import bootwatch
 
         class Child:
             pid = 0
@@ -654,9 +655,7 @@ class Decisions(unittest.TestCase):
         self.assertLess(boots[1].seconds, boots[0].seconds)
 
     def test_an_os_error_of_the_machine_is_named_and_a_bug_is_not(self):
-        sys.path.insert(0, os.path.join(CI, 'results'))
         import errno
-        import report
         self.assertEqual(report.machine_fault(OSError(errno.ENOSPC, 'x', 'out/x/results.json')),
                          'no space left on device (writing out/x/results.json)')
         self.assertEqual(report.machine_fault(OSError(errno.EDQUOT, 'x')), 'disk quota exceeded')
@@ -668,9 +667,8 @@ class Decisions(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             os.makedirs(os.path.join(d, 'merged'))
             os.symlink('/dev/full', os.path.join(d, 'merged', 'kcidb.json'))
-            run = subprocess.run([sys.executable, os.path.join(CI, 'results', 'merge.py'), '--out',
-                                  os.path.join(d, 'merged'), os.path.join(d, 'none')],
-                                 capture_output=True, text=True)
+            run = subprocess.run(ci.command('ci.results.merge', '--out', os.path.join(d, 'merged'),
+                                            os.path.join(d, 'none')), capture_output=True, text=True)
         self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
         self.assertIn('merge: failed (the machine: no space left on device)', run.stdout)
         self.assertEqual(run.stdout.splitlines()[-1], 'nsfd: 0 passed, 0 failed, 0 skipped')
@@ -678,36 +676,35 @@ class Decisions(unittest.TestCase):
     # Fail closed, decided.
 
     def test_kunit_objects_that_list_fewer_suites_than_kunit_declares_are_2(self):
-        from pipeline import kernel
-        with tempfile.TemporaryDirectory() as ci:
-            script = os.path.join(ci, 'kunit-objects.py')
-            with open(script, 'w') as f:        # one suite of kunit/ only
-                f.write('print("NSFS_KUNIT_TEST\\tfs/nsfs.o\\tnsfs.c\\tnsfs")\n')
-            with self.assertRaises(runlog.EnvError) as raised:
-                kernel._kunit_objects(ci, os.path.join(TOP, 'kunit'))
-            self.assertIn('lists no object for the KUnit suite(s) proc_ns, nsproxy', str(raised.exception))
-            with open(script, 'w') as f:
-                f.write('')
-            with self.assertRaises(runlog.EnvError):
-                kernel._kunit_objects(ci, os.path.join(TOP, 'kunit'))
-        self.assertTrue(kernel._kunit_objects(CI, os.path.join(TOP, 'kunit')), 'the real one')
+        kunit = os.path.join(TOP, 'kunit')
+        kernel._kunit_objects.cache_clear()
+        self.addCleanup(kernel._kunit_objects.cache_clear)
+        one = [('NSFS_KUNIT_TEST', 'fs/nsfs.o', 'nsfs.c', ('nsfs',))]     # one suite of kunit/ only
+        with mock.patch.object(kernel, 'kunit_object_rows', lambda d: one), \
+                self.assertRaises(runlog.EnvError) as raised:
+            kernel._kunit_objects(kunit)
+        self.assertIn('lists no object for the KUnit suite(s) proc_ns, nsproxy', str(raised.exception))
+        kernel._kunit_objects.cache_clear()
+        with mock.patch.object(kernel, 'kunit_object_rows', lambda d: []), \
+                self.assertRaises(runlog.EnvError):
+            kernel._kunit_objects(kunit)
+        kernel._kunit_objects.cache_clear()
+        self.assertTrue(kernel._kunit_objects(kunit), 'the real one')
 
     def test_an_expected_list_that_cannot_be_read_is_2_not_empty(self):
-        sys.path.insert(0, os.path.join(CI, 'results'))
-        import report
         with tempfile.TemporaryDirectory() as top:
             self.assertRaises(ValueError, report.expected_kselftests, top)
             self.assertRaises(ValueError, report.expected_kunit_suites, top)
             with open(os.path.join(top, 'stages.tsv'), 'w') as f:
                 f.write('kernel\tok\t1.0\t\nguest\tok\t1.0\t\n')
-            out = subprocess.run([sys.executable, os.path.join(CI, 'results', 'report.py'),
-                                  'variant', top, '--arch', 'x86_64', '--variant', 'x86_64',
-                                  '--patched', '--sources', top], capture_output=True, text=True)
+            out = subprocess.run(ci.command('ci.results.report', 'variant', top, '--arch', 'x86_64',
+                                            '--variant', 'x86_64', '--patched', '--sources', top),
+                                 capture_output=True, text=True)
         self.assertEqual(out.returncode, 2, out.stdout)
         self.assertIn('lists no TEST_GEN_PROGS', out.stderr)
 
     def test_the_robots_git_and_config_misses_fail_closed(self):
-        from pipeline import robot
+        from ci.pipeline import robot
         r = robot.Robot(runlog.Say(io.StringIO()), 'x86_64')
         r.src = os.path.join(tempfile.gettempdir(), 'nsfd-no-such-tree')
         with self.assertRaises(runlog.EnvError):
@@ -720,16 +717,16 @@ class Decisions(unittest.TestCase):
 
     def test_a_missing_results_json_is_2_in_make_tests_summary_as_in_merge(self):
         with tempfile.TemporaryDirectory() as d:
-            summary = subprocess.run([sys.executable, os.path.join(CI, 'results', 'report.py'),
-                                      'summary', os.path.join(d, 'results.json')],
+            summary = subprocess.run(ci.command('ci.results.report', 'summary',
+                                                os.path.join(d, 'results.json')),
                                      capture_output=True, text=True)
-            merge = subprocess.run([sys.executable, os.path.join(CI, 'results', 'merge.py'), '--out',
-                                    os.path.join(d, 'merged'), d], capture_output=True, text=True)
+            merge = subprocess.run(ci.command('ci.results.merge', '--out', os.path.join(d, 'merged'), d),
+                                   capture_output=True, text=True)
         self.assertEqual((summary.returncode, merge.returncode), (2, 2), summary.stdout + merge.stdout)
         self.assertIn('nothing was judged there', summary.stdout)
 
     def test_make_test_honours_its_childrens_own_exits(self):
-        from pipeline import cli
+        from ci.pipeline import cli
 
         def make_test(pipeline, robot, summary=0):
             saved = (cli.Variant, cli.prepare_deps, cli.Run.prepare_tree, cli.procs.run, cli.summary)
@@ -764,7 +761,7 @@ class Decisions(unittest.TestCase):
         self.assertFalse([l for l in lines if 'make' in l.split()], lines)
 
     def test_the_robots_mail_that_does_not_apply_or_build_is_125_a_killed_compiler_2(self):
-        from pipeline import robot
+        from ci.pipeline import robot
         with tempfile.TemporaryDirectory() as out:
             r = robot.Robot(runlog.Say(io.StringIO()), 'x86_64')
             r.out = out
@@ -777,13 +774,13 @@ class Decisions(unittest.TestCase):
                 with open(os.path.join(out, log), 'w') as f:
                     f.write(text)
                 self.assertEqual(r.not_built(log, 'x').status, status, text)
-            # verdict.py: the stage's 125 is the robot's exit.
+            # judge.py: the stage's 125 is the robot's exit.
             with open(os.path.join(out, 'stages.tsv'), 'w') as f:
                 f.write('series\tok\t1\t\napply\tok\t1\t\nconfig\tok\t1\t\n'
                         'kernel\tbuild-failed\t9\tthe mailed tree does not build\n')
             open(os.path.join(out, 'config-misses.tsv'), 'w').close()
-            run = subprocess.run([sys.executable, os.path.join(CI, 'robot', 'verdict.py'), out, TOP,
-                                  'x86_64'], capture_output=True, text=True, timeout=60)
+            run = subprocess.run(ci.command('ci.robot.judge', out, TOP, 'x86_64'),
+                                 capture_output=True, text=True, timeout=60)
         self.assertEqual(run.returncode, 125, run.stdout + run.stderr)
 
 

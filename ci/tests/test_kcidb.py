@@ -14,22 +14,16 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import unittest
 from contextlib import redirect_stdout
 
+import ci
+from ci.results import kcidb, ktap, merge, report
+from ci.tests.test_pipeline import prove_boots
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 CI = os.path.dirname(HERE)
-sys.path.insert(0, CI)
-sys.path.insert(0, os.path.join(CI, 'results'))
-sys.path.insert(0, HERE)
-
-import kcidb  # noqa: E402
-import ktap  # noqa: E402
-import merge  # noqa: E402
-import report  # noqa: E402
-from test_pipeline import prove_boots  # noqa: E402
 
 try:
     import jsonschema
@@ -176,9 +170,9 @@ class Document(SchemaCase):
                           ('console-kselftest.log', 'guest-pass.log')):
             shutil.copy(os.path.join(HERE, 'fixtures', src), os.path.join(tmp, dest))
         prove_boots(tmp)
-        out = subprocess.run([sys.executable, os.path.join(CI, 'results', 'report.py'), 'variant', tmp,
-                              '--arch', 'x86_64', '--variant', 'x86_64',
-                              '--kernel-version', '6.12.118', '--patch', '0001-a.patch=abc'],
+        out = subprocess.run(ci.command('ci.results.report', 'variant', tmp,
+                                        '--arch', 'x86_64', '--variant', 'x86_64',
+                                        '--kernel-version', '6.12.118', '--patch', '0001-a.patch=abc'),
                              capture_output=True, text=True)
         self.assertEqual(out.returncode, 1, out.stdout + out.stderr)
         with open(os.path.join(tmp, 'kcidb.json')) as f:
@@ -420,6 +414,9 @@ class Merge(SchemaCase):
         run = subprocess.run([nsfd, 'merge'], capture_output=True, text=True)
         self.assertEqual(run.returncode, 2)
         self.assertEqual(run.stdout.splitlines()[-1], 'nsfd: 0 passed, 0 failed, 0 skipped')
+        run = subprocess.run([nsfd, 'merge', '--help'], capture_output=True, text=True)
+        self.assertEqual((run.returncode, run.stderr), (0, ''))
+        self.assertIn('usage: ci/nsfd merge', run.stdout)
 
 
 if __name__ == '__main__':

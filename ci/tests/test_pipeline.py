@@ -16,15 +16,14 @@ import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 
+import ci
+from ci.mutants import mutant
+from ci.results import console, identity, ktap, report
+from ci.series import wiring
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 CI = os.path.dirname(HERE)
-sys.path.insert(0, CI)
-sys.path.insert(0, os.path.join(CI, 'results'))
-
-import console  # noqa: E402
-import identity  # noqa: E402
-import ktap  # noqa: E402
-import report  # noqa: E402
+REPORT = ci.command('ci.results.report')
 
 
 def fixture(name):
@@ -329,8 +328,7 @@ class ExitCodes(unittest.TestCase):
         with open(os.path.join(tmp, 'stages.tsv'), 'w') as f:
             f.write('kernel\tok\t1.0\t\n')
         os.mkdir(os.path.join(tmp, 'results.json'))   # open(..., 'w') raises
-        out = subprocess.run([sys.executable, os.path.join(CI, 'results', 'report.py'), 'variant', tmp,
-                              '--arch', 'x86_64', '--variant', 'x86_64'],
+        out = subprocess.run(REPORT + ['variant', tmp, '--arch', 'x86_64', '--variant', 'x86_64'],
                              capture_output=True, text=True)
         self.assertEqual(out.returncode, 2, out.stdout + out.stderr)
         self.assertIn('IsADirectoryError', out.stderr)
@@ -355,8 +353,7 @@ class ExitCodes(unittest.TestCase):
                            'summary': {'passed': 2, 'failed': int(code == 1),
                                        'skipped': 1}}, f)
             paths.append(p)
-        return subprocess.run([sys.executable, os.path.join(CI, 'results', 'report.py'), 'summary'] +
-                              paths, capture_output=True, text=True)
+        return subprocess.run(REPORT + ['summary'] + paths, capture_output=True, text=True)
 
     def test_summary_precedence_across_variants(self):
         out = self.summary(0, 1, 125)
@@ -392,9 +389,8 @@ class VariantReport(unittest.TestCase):
         for dest, text in (files or {}).items():
             with open(os.path.join(tmp, dest), 'w') as f:
                 f.write(text)
-        out = subprocess.run([sys.executable, os.path.join(CI, 'results', 'report.py'), 'variant', tmp,
-                              '--arch', 'x86_64', '--variant', 'x86_64',
-                              '--kernel-version', '6.12.118', '--patch', '0001-a.patch=abc']
+        out = subprocess.run(REPORT + ['variant', tmp, '--arch', 'x86_64', '--variant', 'x86_64',
+                                       '--kernel-version', '6.12.118', '--patch', '0001-a.patch=abc']
                              + list(args), capture_output=True, text=True)
         return tmp, out
 
@@ -709,11 +705,7 @@ class SeriesWiring(unittest.TestCase):
              'THE REST\nM:\tL <l@x>\nF:\t*\nX:\tx/\n')
 
     def setUp(self):
-        import importlib.util
-        spec = importlib.util.spec_from_file_location('series_wiring',
-                                                      os.path.join(CI, 'series', 'wiring.py'))
-        self.w = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(self.w)
+        self.w = wiring
         os.environ['NSFD_SECTION_HEAD'] = 'M:\\tN <n@x>\\nS:\\tMaintained'
 
     def test_new_section_goes_where_it_sorts_with_sorted_files(self):
@@ -750,11 +742,7 @@ class MutantConfig(unittest.TestCase):
     """A mutant may name the matrix config it runs in (ci/mutants/README)."""
 
     def setUp(self):
-        import importlib.util
-        spec = importlib.util.spec_from_file_location(
-            'mutant', os.path.join(CI, 'mutants', 'mutant.py'))
-        self.m = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(self.m)
+        self.m = mutant
         self.dir = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, self.dir)
 
@@ -999,8 +987,7 @@ class Identity(unittest.TestCase):
         prove_boots(tmp, banner=BANNER.replace('#7', '#8'))
         with open(os.path.join(tmp, 'identity-kernel.json'), 'w') as f:
             json.dump(self.IDENT, f)
-        return tmp, subprocess.run([sys.executable, os.path.join(CI, 'results', 'report.py'), 'variant',
-                                    tmp, '--arch', 'x86_64', '--variant', 'x86_64'],
+        return tmp, subprocess.run(REPORT + ['variant', tmp, '--arch', 'x86_64', '--variant', 'x86_64'],
                                    capture_output=True, text=True)
 
     def test_report_of_a_boot_of_another_build_is_exit_2_not_a_verdict(self):

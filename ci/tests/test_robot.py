@@ -1,4 +1,4 @@
-"""make robot's verdict (ci/robot/verdict.py) on consoles as a robot boot
+"""make robot's verdict (ci/robot/judge.py) on consoles as a robot boot
 prints them, and ci/nsfd robot's refusals: the runner's TAP with each
 program's output prefixed "# ", its TIMEOUT and exit=N lines, a runner
 that never ends, KUnit at boot and from modules in the kernel log, the
@@ -8,19 +8,17 @@ nsfd config a small base cannot satisfy, a boot of another kernel.
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import unittest
+
+import ci
+from ci.results import report
+from ci.tests import waits
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CI = os.path.dirname(HERE)
 TOP = os.path.dirname(CI)
-VERDICT = os.path.join(CI, 'robot', 'verdict.py')
-sys.path.insert(0, CI)
-sys.path.insert(0, os.path.join(CI, 'results'))
-
-import waits  # noqa: E402
-import report  # noqa: E402
+JUDGE = ci.command('ci.robot.judge')
 
 BANNER = 'Linux version 6.12.0 (robot@localhost) (gcc 12) #1 SMP 2026'
 IDENT = {'banner': BANNER, 'uts_version': '#1 SMP 2026', 'build_id': '00', 'image': 'x'}
@@ -84,7 +82,7 @@ class Verdict(unittest.TestCase):
                                ('identity-kernel.json', json.dumps(IDENT))):
                 with open(os.path.join(d, name), 'w') as f:
                     f.write(body)
-            run = subprocess.run([sys.executable, VERDICT, d, TOP, 'x86_64'],
+            run = subprocess.run(JUDGE + [d, TOP, 'x86_64'],
                                  capture_output=True, text=True, timeout=waits.HANG)
             with open(os.path.join(d, 'results.json')) as f:
                 doc = json.load(f)
@@ -208,7 +206,7 @@ class Verdict(unittest.TestCase):
                                ('identity-kernel.json', json.dumps(IDENT))):
                 with open(os.path.join(d, name), 'w') as f:
                     f.write(body)
-            run = subprocess.run([sys.executable, VERDICT, d, TOP, 'x86_64'],
+            run = subprocess.run(JUDGE + [d, TOP, 'x86_64'],
                                  capture_output=True, text=True, timeout=60)
             with open(os.path.join(d, 'results.json')) as f:
                 doc = json.load(f)
@@ -225,7 +223,7 @@ class Verdict(unittest.TestCase):
             with open(os.path.join(d, 'console.log'), 'w') as f:
                 f.write(console())
             # No identity-kernel.json: reading it raises.
-            run = subprocess.run([sys.executable, VERDICT, d, TOP, 'x86_64'],
+            run = subprocess.run(JUDGE + [d, TOP, 'x86_64'],
                                  capture_output=True, text=True, timeout=waits.HANG)
         self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
         self.assertEqual(run.stdout.splitlines()[-1], 'nsfd: 0 passed, 0 failed, 0 skipped')
@@ -239,7 +237,7 @@ class ConfigMisses(unittest.TestCase):
                 f.write('CONFIG_NET=y\nCONFIG_VETH=y\nCONFIG_DUMMY=y\n# CONFIG_EXPERT is not set\n')
             with open(dot, 'w') as f:
                 f.write('CONFIG_NET=y\nCONFIG_VETH=m\n# CONFIG_DUMMY is not set\n')
-            run = subprocess.run([sys.executable, VERDICT, '--config-misses', asked, dot],
+            run = subprocess.run(JUDGE + ['--config-misses', asked, dot],
                                  capture_output=True, text=True, timeout=waits.HANG)
         self.assertEqual(run.stdout, 'CONFIG_VETH\ty\tm\nCONFIG_DUMMY\ty\tn\n')
 

@@ -7,7 +7,6 @@ they prepare anything; the base commit is made by ci/prepare-tree.sh from
 a tarball of two files in a checkout of its own.
 """
 
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -15,22 +14,12 @@ import sys
 import tempfile
 import unittest
 
+from ci.series import explained, identity, wiring
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 CI = os.path.dirname(HERE)
 TOP = os.path.dirname(CI)
 SEED = ('Seed c6c64398 maintainers', 'maintainers@users.noreply.a-seed-c6c64398.example')
-
-
-def load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-identity = load('series_identity', os.path.join(CI, 'series', 'identity.py'))
-explained = load('series_explained', os.path.join(CI, 'series', 'explained.py'))
-wiring = load('series_wiring2', os.path.join(CI, 'series', 'wiring.py'))
 
 
 class GitConfig:
@@ -232,8 +221,9 @@ class HonestBase(unittest.TestCase):
         for d in ('ci/compat', 'kunit', 'selftests/nsfd', 'patches'):
             os.makedirs(os.path.join(top, d))
         shutil.copy(os.path.join(CI, 'prepare-tree.sh'), os.path.join(top, 'ci'))
-        # The shim's program (ci/pipeline/tree.py), which takes TOP from
-        # where it lies.
+        # The shim's program (ci/pipeline/tree.py, in the package ci), which
+        # takes TOP from where it lies.
+        shutil.copy(os.path.join(CI, '__init__.py'), os.path.join(top, 'ci'))
         shutil.copytree(os.path.join(CI, 'pipeline'), os.path.join(top, 'ci', 'pipeline'),
                         ignore=shutil.ignore_patterns('__pycache__'))
         for path, text in (('patches/series', '# none\n'), ('kunit/patches', ''),

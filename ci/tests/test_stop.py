@@ -16,12 +16,13 @@ import sys
 import tempfile
 import unittest
 
-from waits import HANG, in_session, kill_at_end, present
+from ci.tests.waits import HANG, in_session, kill_at_end, present
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CI = os.path.dirname(HERE)
 
-# usage: driver.py CI TOP MODE ORPHAN. Holds TOP/build/.lock, installs
+# usage: driver.py TOP MODE ORPHAN (ci.pipeline from the PYTHONPATH this
+# process hands down, ci/__init__.py). Holds TOP/build/.lock, installs
 # the stop, starts orphans (a shell that starts them and ends at once)
 # with the lock and a pipe on which each says "PID STARTTIME" when it is
 # ready; prints those lines and how many descendants it sees, then:
@@ -33,9 +34,8 @@ CI = os.path.dirname(HERE)
 #           prints the child's status as its caller reads it.
 DRIVER = r'''
 import os, signal, sys
-ci, top, mode, orphan = sys.argv[1:5]
-sys.path.insert(0, ci)
-from pipeline import procs, runlog
+top, mode, orphan = sys.argv[1:4]
+from ci.pipeline import procs, runlog
 procs.hold_build_lock(top, runlog.Say())
 procs.stop_on_signals()
 procs.GRACE = 2         # the stubborn orphan's SIGKILL
@@ -90,7 +90,7 @@ class Stop(unittest.TestCase):
         """The driver in MODE, in a session of its own (waits.in_session),
         its output read up to its "descendants" line; (the Popen, its
         orphans as (pid, starttime), the descendants it saw)."""
-        p = subprocess.Popen([sys.executable, '-B', os.path.join(self.top, 'driver.py'), CI,
+        p = subprocess.Popen([sys.executable, '-B', os.path.join(self.top, 'driver.py'),
                               self.top, mode, os.path.join(self.top, 'orphan.py')],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                              start_new_session=True)

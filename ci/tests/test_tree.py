@@ -15,17 +15,16 @@ import io
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 import unittest
 
+from ci.pipeline import decide, procs, runlog, tree
+from ci.pipeline.variant import Run
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 CI = os.path.dirname(HERE)
 TOP = os.path.dirname(CI)
-sys.path.insert(0, CI)
-from pipeline import decide, procs, runlog, tree  # noqa: E402
-from pipeline.variant import Run  # noqa: E402
 
 KUNIT = os.path.join(TOP, 'kunit')
 HARNESS = 'tools/testing/selftests/kselftest_harness.h'

@@ -5,7 +5,9 @@ mutants), tested end to end without a kernel.
 The rest of ci/ is the real one, linked entry by entry; the drivers find
 TOP from their own path, so their out/ and build/ are the temporary
 ones. KEEP_REAL names ci/ entries that are copied as directories of
-links instead, so that a test can add files to them (ci/mutants/).
+links instead, so that a test can add files to them (ci/mutants/). A
+driver runs there as `python3 -P -m ci.X` with environ(TOP): TOP first
+on PYTHONPATH, so that the `ci` it imports is TOP/ci.
 """
 
 import os
@@ -36,3 +38,9 @@ def make(top, fake_nsfd, own_dirs=()):
         f.write(fake_nsfd)
     os.chmod(path, 0o755)
     return path
+
+
+def environ(top, **env):
+    """os.environ and ENV, with TOP the import root of every `python3 -P
+    -m ci.X` run in it."""
+    return dict(os.environ, PYTHONPATH=top, **env)

@@ -11,11 +11,8 @@ dies or hangs after its banner, before its tests)."""
 
 import os
 import shutil
-import subprocess
 import sys
 import time
-
-CI = os.environ['FAKE_CI']
 
 # kunit.py's command and the options ci/pipeline/kernel.py gives it
 # (--opt=value, or --opt value for --make_options and --qemu_args).
@@ -105,16 +102,16 @@ if mode == 'noboot':
     # Dies before QEMU starts (kunit.py writes test.log only then).
     print('[ERROR] could not start qemu-system-x86_64')
     sys.exit(1)
-sys.path.insert(0, os.path.join(CI, 'results'))
-import identity  # noqa: E402
+# The package ci of the pipeline that runs this fake (PYTHONPATH holds it,
+# ci/__init__.py), imported by exec alone: build and config start faster.
+import ci  # noqa: E402
+from ci.pipeline import kunit_objects  # noqa: E402
+from ci.results import identity  # noqa: E402
 with open(os.path.join(kdir, 'vmlinux'), 'rb') as f:
     banner = identity.vmlinux_banner(f.read())
 config = open(os.path.join(kdir, '.config')).read().split('\n')
-rows = subprocess.run([sys.executable, os.path.join(CI, 'kunit-objects.py'),
-                       os.path.join(os.path.dirname(CI), 'kunit')],
-                      capture_output=True, text=True, check=True).stdout.split('\n')
-suites = sorted({s for r in rows if r for sym, _, _, ss in [r.split('\t')]
-                 if 'CONFIG_%s=y' % sym in config for s in ss.split(',')})
+suites = sorted({s for sym, _, _, ss in kunit_objects.rows(os.path.join(ci.TOP, 'kunit'))
+                 if 'CONFIG_%s=y' % sym in config for s in ss})
 log = ['[    0.000000] ' + banner]
 if mode in ('early-panic', 'early-hang'):
     log += ['[    0.010000] Kernel panic - not syncing: early-boot drill'] if mode == 'early-panic' else []

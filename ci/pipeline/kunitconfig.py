@@ -1,7 +1,7 @@
-#!/usr/bin/env python3
 """Merge .kunitconfig fragments into one, the later fragment winning.
 
-usage: merge-kunitconfig.py OUT [--off SYMBOL]... FRAGMENT...
+usage: python3 -m ci.pipeline.kunitconfig OUT [--off SYMBOL]... FRAGMENT...
+(kernel.write_kunitconfig calls merge() in process)
 
 kunit.py refuses two fragments that set one option two ways; nsfd's
 fragments are layered (the suites, the guest, lean, the arch, debug, a
@@ -19,17 +19,9 @@ SET = re.compile(r'^(CONFIG_\w+)=(.*)$')
 UNSET = re.compile(r'^# (CONFIG_\w+) is not set$')
 
 
-def main(argv):
-    if len(argv) < 2:
-        sys.exit(__doc__)
-    out, args = argv[1], argv[2:]
-    off, frags = [], []
-    while args:
-        a = args.pop(0)
-        if a == '--off' and args:
-            off.append('CONFIG_' + args.pop(0))
-        else:
-            frags.append(a)
+def merge(out, frags, off=()):
+    """FRAGS merged into the file OUT, each CONFIG_ symbol of OFF off."""
+    off = ['CONFIG_' + sym for sym in off]
     entries = {}
     for frag in frags:
         for line in open(frag):
@@ -54,6 +46,20 @@ def main(argv):
     with open(out + '.new', 'w') as f:
         f.write(text)
     os.replace(out + '.new', out)
+
+
+def main(argv):
+    if len(argv) < 2:
+        sys.exit(__doc__)
+    out, args = argv[1], argv[2:]
+    off, frags = [], []
+    while args:
+        a = args.pop(0)
+        if a == '--off' and args:
+            off.append(args.pop(0))
+        else:
+            frags.append(a)
+    merge(out, frags, off)
 
 
 if __name__ == '__main__':

@@ -1,11 +1,11 @@
-#!/usr/bin/env python3
 """The KUnit test objects nsfd wires into a tree, read from kunit/append/
 (the obj- lines and #includes; the Kconfig entries of kunit/insert/ build
-no object).
+no object). kernel.kunit_objects() reads them in process.
 
-usage: kunit-objects.py KUNIT_DIR
+usage: python3 -m ci.pipeline.kunit_objects KUNIT_DIR
 
-One line per object: SYMBOL<TAB>OBJECT<TAB>SOURCE<TAB>SUITE[,SUITE...]
+rows(KUNIT_DIR): one (SYMBOL, OBJECT, SOURCE, SUITES) per object; the
+command prints one line each: SYMBOL<TAB>OBJECT<TAB>SOURCE<TAB>SUITE[,SUITE...]
   - an `obj-$(CONFIG_X) += name.o` line appended to DIR/Makefile gives
     DIR/name.o, built from kunit/DIR/name.c;
   - a `#ifdef CONFIG_X` + `#include "name.c"` appended to DIR/file.c gives
@@ -29,8 +29,11 @@ def suites(path):
         return []
 
 
-def main(kunit):
+def rows(kunit):
+    """[(symbol, object, source, (suites))] of the objects KUNIT's
+    append/ wires in, in a stable order."""
     append = os.path.join(kunit, 'append')
+    found = []
     for root, _, files in sorted(os.walk(append)):
         for f in sorted(files):
             tree_path = os.path.relpath(os.path.join(root, f), append)
@@ -39,13 +42,19 @@ def main(kunit):
             if f == 'Makefile' or f == 'Kbuild':
                 for sym, name in OBJ.findall(text):
                     src = os.path.join(d, name + '.c')
-                    print('\t'.join([sym, os.path.join(d, name + '.o'), src,
-                                     ','.join(suites(os.path.join(kunit, src)))]))
+                    found.append((sym, os.path.join(d, name + '.o'), src,
+                                  tuple(suites(os.path.join(kunit, src)))))
             elif f.endswith('.c'):
                 for sym1, sym2, inc in IFDEF.findall(text):
                     src = os.path.normpath(os.path.join(d, inc))
-                    print('\t'.join([sym1 or sym2, tree_path[:-2] + '.o', src,
-                                     ','.join(suites(os.path.join(kunit, src)))]))
+                    found.append((sym1 or sym2, tree_path[:-2] + '.o', src,
+                                  tuple(suites(os.path.join(kunit, src)))))
+    return found
+
+
+def main(kunit):
+    for sym, obj, src, names in rows(kunit):
+        print('\t'.join([sym, obj, src, ','.join(names)]))
 
 
 if __name__ == '__main__':

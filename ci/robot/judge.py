@@ -1,14 +1,13 @@
-#!/usr/bin/env python3
 """make robot's verdict, from the robot boot's console alone.
 
 usage:
-  ci/robot/verdict.py OUTDIR TOP ARCH
+  python3 -m ci.robot.judge OUTDIR TOP ARCH
       OUTDIR/results.json, kselftest.ktap, kunit.ktap, junit.xml and
       kcidb.json from OUTDIR/stages.tsv, config-misses.tsv, console.log and
       identity-kernel.json; prints each failure, then the summary line;
       exits 0 passed, 1 failed, 125 the mail did not apply or build, 2
       environment (docs/exit-codes.md).
-  ci/robot/verdict.py --config-misses NSFD_CONFIG DOT_CONFIG
+  python3 -m ci.robot.judge --config-misses NSFD_CONFIG DOT_CONFIG
       each symbol NSFD_CONFIG sets that DOT_CONFIG does not have as asked,
       "SYMBOL<TAB>asked<TAB>got" a line.
 
@@ -33,18 +32,8 @@ import re
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-CI = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(CI, 'results'))
-sys.path.insert(0, CI)
-
-import boots  # noqa: E402
-import console  # noqa: E402
-import identity  # noqa: E402
-import kcidb  # noqa: E402
-import ktap  # noqa: E402
-import report  # noqa: E402
-from pipeline.decide import KSELFTEST_TIMEOUT  # noqa: E402
+from ci.pipeline.decide import KSELFTEST_TIMEOUT
+from ci.results import boots, console, identity, kcidb, ktap, report
 
 RUNNER_BEGIN = 'robot: run_kselftest.sh begin'
 RUNNER_EXIT = re.compile(r'^robot: run_kselftest\.sh exit (\d+)$')
@@ -308,7 +297,7 @@ def main(argv):
             fault = report.machine_fault(e)
             print('nsfd: robot: the verdict could not be written (%s: %s): %s; the console '
                   'is in %s/console.log' % (type(e).__name__, e, 'the machine: ' + fault if fault
-                                            else 'a bug in ci/robot/verdict.py', argv[1]))
+                                            else 'a bug in ci/robot/judge.py', argv[1]))
             print(report.summary_line({'passed': 0, 'failed': 0, 'skipped': 0}))
             return report.EXIT_ENV
     print(__doc__.strip().splitlines()[2], file=sys.stderr)

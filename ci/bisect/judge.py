@@ -1,5 +1,6 @@
-#!/usr/bin/env python3
 """The decisions of make bisect (ci/bisect/bisect.py), on results.json files (README: Reading).
+
+usage: python3 -m ci.bisect.judge COMMAND ARGS...
 
   failed  RESULTS PATTERN        the failed tests ("suite name", one a line),
                                  only those matching PATTERN if it is set
@@ -11,8 +12,8 @@
                                  the first line, then what decided it
   flipped STEPS FIRST PATTERN DIR  the tests failing at FIRST that passed in
                                  a good step
-The driver calls the functions; the command line is for judging a kept
-step again by hand (out/bisect/steps/COMMIT.json).
+The driver calls the functions (judge.judge() judges a step); the command
+line is for judging a kept step again by hand (out/bisect/steps/COMMIT.json).
 """
 import json
 import os

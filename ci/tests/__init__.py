@@ -1,0 +1,1 @@
+"""make check: the pipeline's own tests (python3 -m ci.tests.run OUTDIR)."""
