@@ -65,10 +65,10 @@ if [ -n "$kernel_src" ]; then
 	# patch and the file where it does not apply), then the tests laid in
 	# on that tree (exit 1 naming the file they cannot be wired into), and
 	# the base is DIR's commit. No mail of an older run stays behind.
-	work=$(python3 "$top/ci/series/ontree.py" where "$kernel_src") || exit 2
+	work=$(PYTHONPATH="$top" python3 -B -P -m ci.series.ontree where "$kernel_src") || exit 2
 	out=$top/out/series-${work##*/}
 	rm -rf "$out"
-	python3 "$top/ci/series/ontree.py" prepare "$kernel_src" || exit $?
+	PYTHONPATH="$top" python3 -B -P -m ci.series.ontree prepare "$kernel_src" || exit $?
 	. "$work/series.env"
 	src=$SERIES_DIR/mail cover=$SERIES_PATCHES/cover-letter.txt man_page=$SERIES_PATCHES/socketat.2
 	prc=0

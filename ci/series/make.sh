@@ -62,10 +62,10 @@ fi
 [ "$rc" = 2 ] && exit 2
 # The number every ABI's __NR_socketat must have: the wiring patch's own
 # (463), or the one ci/series/ontree.py chose for DIR.
-nr=$(python3 "$top/ci/series/renumber.py" n0 "$top"/patches/0*.patch)
+nr=$(PYTHONPATH="$top" python3 -B -P -m ci.series.renumber n0 "$top"/patches/0*.patch)
 if [ -n "$kernel_src" ]; then
 	# Where a patch did not apply, mail.sh named it and wrote no mail.
-	work=$(python3 "$top/ci/series/ontree.py" where "$kernel_src") || exit 2
+	work=$(PYTHONPATH="$top" python3 -B -P -m ci.series.ontree where "$kernel_src") || exit 2
 	out=$top/out/series-${work##*/}
 	[ -d "$out" ] || exit 1
 	. "$work/series.env"
@@ -176,7 +176,7 @@ done
 # ABI's offset or base added: ci/series/renumber.py's ABIS), the macros
 # the compiler of that ABI predefines and the uapi headers test.
 abis() {
-	python3 "$top/ci/series/renumber.py" abis "$nr"
+	PYTHONPATH="$top" python3 -B -P -m ci.series.renumber abis "$nr"
 }
 echo "series: syscall headers and checksyscalls for socketat, per architecture and ABI (host toolchain)"
 wtco nsfd-mail

@@ -34,8 +34,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-import renumber  # noqa: E402
+from ci.series import renumber  # noqa: E402
 
 # The applied commits are the same for the same inputs: a fixed committer
 # and date (the authors and author dates are the patches').

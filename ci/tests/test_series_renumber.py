@@ -8,7 +8,6 @@ format-patch on a file of the fixture, and the real wiring patch, cover
 letter and man page.
 """
 
-import importlib.util
 import os
 import re
 import shutil
@@ -28,16 +27,7 @@ X86_64 = 'arch/x86/entry/syscalls/syscall_64.tbl'
 ALPHA = 'arch/alpha/kernel/syscalls/syscall.tbl'
 
 
-def load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-sys.path.insert(0, os.path.join(CI, 'series'))
-renumber = load('series_renumber', os.path.join(CI, 'series', 'renumber.py'))
-ontree = load('series_ontree', os.path.join(CI, 'series', 'ontree.py'))
+from ci.series import ontree, renumber  # noqa: E402
 
 with open(os.path.join(PATCHES, WIRING)) as _f:
     PATCH3 = _f.read()
@@ -170,8 +160,8 @@ class Fixture(unittest.TestCase):
     def prepare(self, d):
         env = dict(self.env, NSFD_SERIES_PATCHES=self.patches,
                    NSFD_SERIES_WORKDIR=os.path.join(self.tmp, 'build'))
-        return subprocess.run([sys.executable, '-B', os.path.join(CI, 'series', 'ontree.py'),
-                               'prepare', d], env=env, capture_output=True, text=True,
+        return subprocess.run([sys.executable, '-B', '-P', '-m', 'ci.series.ontree',
+                               'prepare', d], env=dict(env, PYTHONPATH=TOP), capture_output=True, text=True,
                               timeout=120)
 
     def applied(self, d):
@@ -179,8 +169,8 @@ class Fixture(unittest.TestCase):
         HEAD for every file the wiring touches."""
         env = dict(self.env, NSFD_SERIES_PATCHES=self.patches,
                    NSFD_SERIES_WORKDIR=os.path.join(self.tmp, 'build'))
-        work = subprocess.run([sys.executable, '-B', os.path.join(CI, 'series', 'ontree.py'),
-                               'where', d], env=env, capture_output=True, text=True,
+        work = subprocess.run([sys.executable, '-B', '-P', '-m', 'ci.series.ontree',
+                               'where', d], env=dict(env, PYTHONPATH=TOP), capture_output=True, text=True,
                               check=True).stdout.strip()
         with open(os.path.join(work, 'series.env')) as f:
             values = dict(re.findall(r"^(\w+)='?(.*?)'?$", f.read(), re.M))
@@ -410,7 +400,7 @@ class Wired(unittest.TestCase):
     def test_make_sh_expects_the_number_chosen(self):
         with open(os.path.join(CI, 'series', 'make.sh')) as f:
             make = f.read()
-        self.assertIn('python3 "$top/ci/series/renumber.py" abis "$nr"', make)
+        self.assertIn('python3 -B -P -m ci.series.renumber abis "$nr"', make)
         self.assertIn('nr=$SERIES_NR', make)
         self.assertNotRegex(make, r'\n(alpha|x86)\t\w+\t\d+\t')
 
