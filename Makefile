@@ -7,10 +7,10 @@
 #   make test   the one-machine gate (ci/nsfd test): the pipeline's own
 #               tests, then the kernels of ci/variants.py's
 #               kernel_variants() (`ci/nsfd variants` prints them first:
-#               two arches and the cheap configs of MAKE_TEST_CONFIGS),
-#               then make robot; one summary over all of them
+#               the x86_64 debug kernel and riscv64), then make robot; one
+#               summary over all of them
 #   make test-all  make test, then the fan-out on this machine too (the
-#               debug kernel, the other matrix configs, arm64)
+#               plain x86_64 kernel, the matrix configs, arm64)
 #   make check  the pipeline's own tests only (no kernel)
 #   make series [KERNEL_SRC=DIR]
 #               the mailable series in out/series/, checkpatch --strict;
