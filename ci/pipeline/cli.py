@@ -176,26 +176,37 @@ def run_variants(run, plan, results):
         raise
 
 
+def start_pipeline_tests(say):
+    """The pipeline's own tests (make check), started: their Popen. Their
+    progress lines carry the elapsed time of SAY's run."""
+    env = dict(os.environ)
+    if isinstance(say, Say):
+        env['NSFD_RUN_STARTED'] = repr(say.start)
+    return procs.popen(ci.command('ci.tests.run', os.path.join(TOP, 'out', 'pipeline')), env=env)
+
+
 def cmd_test(say, o):
     start = now()
     gate, fan_out = test_plan(o['all'])
     prepare_deps(say, *sorted({'x86_64', 'riscv64'} | {a for a, _, _ in fan_out}))
-    say('pipeline: testing the pipeline itself (ci/tests)')
+    say('pipeline: testing the pipeline itself (ci/tests), beside the tree and the first kernel')
     os.makedirs(os.path.join(TOP, 'out', 'pipeline'), exist_ok=True)
     # The exits of make test's children count beside their results.json
     # (report.verdict): a child that ended without writing its own (an
     # environment error, a signal) is 2, never a stale file's verdict.
-    codes = [procs.run(ci.command('ci.tests.run', os.path.join(TOP, 'out', 'pipeline')))]
-    if codes[-1]:
-        say('pipeline: its own tests %s' % ('failed' if codes[-1] == 1 else
-                                            'could not run (exit %d)' % codes[-1]))
+    # The pipeline's tests wait for events, never for a time
+    # (ci/tests/waits.py), so they run beside the builds, not before them.
+    pipeline = start_pipeline_tests(say)
     run = Run(TOP, say, o['kernel_src'], o['kernel_rev'], o['uid'])
     run.prepare_tree()
     results = [os.path.join(TOP, 'out', 'pipeline', 'results.json')]
     run.overlap = (os.environ.get('NSFD_OVERLAP') or '1') == '1'
     run_variants(run, gate, results)
-    # The mailed series as a robot takes it (ci/nsfd robot), under the
-    # build lock this run holds (fd 9, procs.hold_build_lock).
+    # Before the robot, which writes out/series/ (a case of the tests reads it).
+    codes = [procs.status(pipeline.wait())]
+    if codes[-1]:
+        say('pipeline: its own tests %s' % ('failed' if codes[-1] == 1 else
+                                            'could not run (exit %d)' % codes[-1]))
     say('robot: the mailed series on pristine 6.12, kselftest\'s own runner')
     robot = variants.ROBOT
     # The last variant's tests run beside the robot's kernel build, which

@@ -14,7 +14,7 @@ import re
 import shutil
 import time
 
-from . import bootwatch, decide, kernel, machine, procs, qemu
+from . import bootwatch, decide, kernel, machine, procs, qemu, runlog
 from .runlog import Stage, now, show_tail
 
 
@@ -125,7 +125,9 @@ def selftests(v):
         pass
     open(log, 'w').close()
     klog = machine.KernelLog()
-    if not build(v, log):
+    with runlog.heartbeat(v.say, '%s: selftests' % v.name):
+        built = build(v, log)
+    if not built:
         show_tail(log, v.say.stream)
         # The machine's fault (a killed compiler, a full disk, a missing
         # tool) is not tests that do not build.

@@ -303,7 +303,12 @@ class Robot:
                            ('rootfs', self.make_rootfs), ('boot', self.boot)):
             t = now()
             try:
-                result = step()
+                # The kernel build and the boot print their own progress.
+                if name in ('kernel', 'boot'):
+                    result = step()
+                else:
+                    with runlog.heartbeat(self.say, '%s: %s' % (self.name, name)):
+                        result = step()
             except EnvError as e:       # the step's own record, and results.json, say why
                 result = Stage('env-error', str(e))
             result = self.stage(name, result, t)

@@ -5,7 +5,9 @@ OUT/stages.tsv (stage, status, seconds, detail: ci/results/report.py reads it) a
 is printed as "nsfd: VARIANT: STAGE: STATUS (S s) - DETAIL".
 """
 
+import contextlib
 import sys
+import threading
 import time
 
 # The summary line of a run that judged nothing (usage, environment).
@@ -50,6 +52,33 @@ def elapsed(start):
     h, rest = divmod(int(time.monotonic() - start), 3600)
     m, sec = divmod(rest, 60)
     return '[+%d:%02d:%02d]' % (h, m, sec) if h else '[+%d:%02d]' % (m, sec)
+
+
+# Seconds a stage may print nothing: a person reading the log can tell a
+# slow stage from a hung one.
+BEAT = 30
+
+
+@contextlib.contextmanager
+def heartbeat(say, what, count=None, every=BEAT):
+    """While the block runs, "WHAT: still running, N s" through SAY each
+    EVERY s, with COUNT()'s text after it when COUNT is given (the
+    results so far): a stage with no progress of its own is never silent
+    for longer."""
+    done = threading.Event()
+    t0 = time.monotonic()
+
+    def beat():
+        while not done.wait(every):
+            say('%s: still running, %d s%s' % (what, time.monotonic() - t0,
+                                                 ', ' + count() if count else ''))
+    t = threading.Thread(target=beat, name='heartbeat', daemon=True)
+    t.start()
+    try:
+        yield
+    finally:
+        done.set()
+        t.join()
 
 
 def now():

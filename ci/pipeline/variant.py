@@ -47,7 +47,8 @@ class Run:
         procs.hold_build_lock(self.top, self.say)
         t = now()
         self.say('tree: preparing %s' % self.src)
-        rc = tree.prepare(self.src, self.kernel_src, self.kernel_rev, top=self.top)
+        with runlog.heartbeat(self.say, 'tree'):
+            rc = tree.prepare(self.src, self.kernel_src, self.kernel_rev, top=self.top)
         self.tree_secs = runlog.since(t)
         self.say('tree: %s (%s s)' % ('ok' if rc == 0 else 'failed (exit %d)' % rc, self.tree_secs))
         self.tree_rc = decide.tree(rc)

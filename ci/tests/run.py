@@ -15,6 +15,7 @@ import traceback
 import unittest
 
 import ci
+from ci.pipeline import runlog
 from ci.results import report  # machine_fault
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -64,6 +65,22 @@ class Recorder(unittest.TextTestResult):
         self._add(test, 'skip', reason)
 
 
+class Runner(unittest.TextTestRunner):
+    """unittest's runner, recording (Recorder); progress() counts the
+    cases run so far, for the progress line."""
+    resultclass = Recorder
+    result = None
+
+    def _makeResult(self):
+        self.result = super()._makeResult()
+        return self.result
+
+    def progress(self, total):
+        r = self.result
+        done, bad = (r.testsRun, len(r.failures) + len(r.errors)) if r else (0, 0)
+        return '%d of %d cases run, %d failed' % (done, total, bad)
+
+
 def main(argv):
     if len(argv) != 2:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
@@ -84,9 +101,17 @@ def run(outdir):
     if os.path.exists(os.path.join(outdir, 'results.json')):
         os.unlink(os.path.join(outdir, 'results.json'))
     suite = unittest.defaultTestLoader.discover(HERE, pattern='test_*.py', top_level_dir=ci.TOP)
+    total = suite.countTestCases()
+    # make test runs these beside its first kernel build: its lines carry
+    # the run's own elapsed time (NSFD_RUN_STARTED, its time.monotonic()).
+    try:
+        started = float(os.environ.get('NSFD_RUN_STARTED', ''))
+    except ValueError:
+        started = None
     with open(os.path.join(outdir, 'unittest.log'), 'w') as log:
-        result = unittest.TextTestRunner(stream=log, verbosity=2,
-                                         resultclass=Recorder).run(suite)
+        runner = Runner(stream=log, verbosity=2)
+        with runlog.heartbeat(runlog.Say(start=started), 'pipeline', lambda: runner.progress(total)):
+            result = runner.run(suite)
     tests = result.records
     c = {'passed': sum(t['status'] == 'pass' for t in tests),
          'failed': sum(t['status'] == 'fail' for t in tests),

@@ -70,15 +70,25 @@ def make_test_variants(*options):
             ran.append(self.name)
             return 0
 
-    saved = (cli.Variant, cli.prepare_deps, cli.Run.prepare_tree, cli.procs.run, cli.summary)
+    class Started:
+        def __init__(self, cmd):
+            commands.append(cmd)
+
+        def wait(self):
+            return 0
+
+    saved = (cli.Variant, cli.prepare_deps, cli.Run.prepare_tree, cli.procs.run, cli.procs.popen,
+             cli.summary)
     cli.Variant, cli.prepare_deps = Recorder, lambda *a: None
     cli.Run.prepare_tree = lambda self: None
     cli.procs.run = lambda cmd, **kw: commands.append(cmd) or 0
+    cli.procs.popen = lambda cmd, **kw: Started(cmd)
     cli.summary = lambda *results: commands.append(['summary'] + list(results)) or 0
     try:
         cli.cmd_test(lambda msg: None, cli.parse(['test'] + list(options))[1])
     finally:
-        cli.Variant, cli.prepare_deps, cli.Run.prepare_tree, cli.procs.run, cli.summary = saved
+        (cli.Variant, cli.prepare_deps, cli.Run.prepare_tree, cli.procs.run, cli.procs.popen,
+         cli.summary) = saved
     return ran, commands
 
 

@@ -729,17 +729,19 @@ class Decisions(unittest.TestCase):
         from ci.pipeline import cli
 
         def make_test(pipeline, robot, summary=0):
-            saved = (cli.Variant, cli.prepare_deps, cli.Run.prepare_tree, cli.procs.run, cli.summary)
-            exits = iter([pipeline, robot])
+            saved = (cli.Variant, cli.prepare_deps, cli.Run.prepare_tree, cli.procs.run,
+                     cli.start_pipeline_tests, cli.summary)
             cli.Variant = lambda run, arch, debug=False, config='': mock_variant(run, arch)
             cli.prepare_deps = lambda *a: None
             cli.Run.prepare_tree = lambda self: None
-            cli.procs.run = lambda cmd, **kw: next(exits)
+            cli.start_pipeline_tests = lambda say: mock.Mock(wait=lambda: pipeline)
+            cli.procs.run = lambda cmd, **kw: robot
             cli.summary = lambda *results: summary
             try:
                 return cli.cmd_test(lambda msg: None, cli.parse(['test'])[1])
             finally:
-                cli.Variant, cli.prepare_deps, cli.Run.prepare_tree, cli.procs.run, cli.summary = saved
+                (cli.Variant, cli.prepare_deps, cli.Run.prepare_tree, cli.procs.run,
+                 cli.start_pipeline_tests, cli.summary) = saved
 
         class mock_variant:
             def __init__(self, run, arch):

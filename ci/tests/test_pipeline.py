@@ -13,13 +13,17 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import unittest
 import xml.etree.ElementTree as ET
 
 import ci
 from ci.mutants import mutant
 from ci.results import console, identity, ktap, report
+from ci.pipeline import runlog
 from ci.series import wiring
+from ci.tests import run as tests_run
+from ci.tests import waits
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CI = os.path.dirname(HERE)
@@ -692,8 +696,46 @@ class PatchedMode(unittest.TestCase):
         self.assertEqual(out.stdout.splitlines()[-1], 'nsfd: 0 passed, 0 failed, 0 skipped')
 
 
-if __name__ == '__main__':
-    unittest.main()
+class Progress(unittest.TestCase):
+    """A stage with no progress of its own says it is still running
+    (runlog.heartbeat): none is silent for longer than runlog.BEAT s."""
+
+    def test_a_stage_that_prints_nothing_says_it_is_still_running_with_its_count(self):
+        lines, two = [], threading.Event()
+        # make check's own beats (ci/tests/run.py) run beside this case.
+        beats = {t for t in threading.enumerate() if t.name == 'heartbeat'}
+
+        def say(msg):
+            lines.append(msg)
+            if len(lines) == 2:
+                two.set()
+        with runlog.heartbeat(say, 'x86_64: selftests', lambda: '3 of 5', every=0.01):
+            self.assertTrue(two.wait(waits.HANG), 'no progress line within %d s' % waits.HANG)
+        said = len(lines)
+        self.assertRegex(lines[0], r'^x86_64: selftests: still running, \d+ s, 3 of 5$')
+        # The block's end ends the lines: its thread is gone.
+        self.assertEqual({t for t in threading.enumerate() if t.name == 'heartbeat'}, beats)
+        self.assertEqual(len(lines), said)
+
+    def test_the_pipeline_tests_count_their_cases_as_they_run(self):
+        runner = tests_run.Runner(stream=open(os.devnull, 'w'), verbosity=0)
+        self.addCleanup(runner.stream.stream.close)
+        self.assertEqual(runner.progress(3), '0 of 3 cases run, 0 failed')
+
+        def fails():
+            raise AssertionError('a failure the count must show')
+        runner.run(unittest.TestSuite([unittest.FunctionTestCase(lambda: None),
+                                       unittest.FunctionTestCase(fails)]))
+        self.assertEqual(runner.progress(3), '2 of 3 cases run, 1 failed')
+
+    def test_every_long_stage_without_progress_of_its_own_beats(self):
+        # The tree, the selftests build, the robot's steps, the pipeline tests.
+        for path, what in (('pipeline/variant.py', "heartbeat(self.say, 'tree')"),
+                           ('pipeline/guest.py', "heartbeat(v.say, '%s: selftests'"),
+                           ('pipeline/robot.py', "heartbeat(self.say, '%s: %s' % (self.name, name))"),
+                           ('tests/run.py', "heartbeat(runlog.Say(start=started), 'pipeline'")):
+            with open(os.path.join(ci.TOP, 'ci', path)) as f:
+                self.assertIn(what, f.read(), path)
 
 
 class SeriesWiring(unittest.TestCase):
@@ -1041,3 +1083,7 @@ class Identity(unittest.TestCase):
                  ET.parse(os.path.join(tmp, 'junit.xml')).getroot().iter('property')}
         self.assertEqual(props['nsfd.build_id'], BUILD_ID)
         self.assertEqual(props['nsfd.initramfs.guest-1'], 'feed1')
+
+
+if __name__ == '__main__':
+    unittest.main()
