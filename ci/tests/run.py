@@ -110,7 +110,10 @@ def run(outdir):
         started = None
     with open(os.path.join(outdir, 'unittest.log'), 'w') as log:
         runner = Runner(stream=log, verbosity=2)
-        with runlog.heartbeat(runlog.Say(start=started), 'pipeline', lambda: runner.progress(total)):
+        # To this process's stdout as it is now: a case that redirects
+        # sys.stdout for a while never reads a progress line as its own.
+        say = runlog.Say(stream=sys.stdout, start=started)
+        with runlog.heartbeat(say, 'pipeline', lambda: runner.progress(total)):
             result = runner.run(suite)
     tests = result.records
     c = {'passed': sum(t['status'] == 'pass' for t in tests),
