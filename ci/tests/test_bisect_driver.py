@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import unittest
 
 import ci
@@ -35,12 +36,16 @@ variant = args[1] + ('-debug' if '--debug' in args else '')
 state = subprocess.run(['git', '-C', src, 'show', rev + ':state'], capture_output=True,
                        text=True, check=True).stdout.strip()
 print('nsfd: %s: kernel: ok (0.1 s)' % variant, flush=True)
+top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if state == 'hang':
     import time
+    # The event the stop cases wait for: a step inside the range is hung.
+    with open(os.path.join(top, 'hung'), 'a') as f:
+        f.write('%d\n' % os.getpid())
     time.sleep(3600)
 tests = {'pass': [('t1', 'pass'), ('t2', 'pass')], 'fail': [('t1', 'pass'), ('t2', 'fail')],
          'notrun': [('t1', 'pass')]}.get(state)
-out = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'out', variant)
+out = os.path.join(top, 'out', variant)
 os.makedirs(out, exist_ok=True)
 if tests is not None:
     with open(os.path.join(out, 'results.json'), 'w') as f:
@@ -142,11 +147,11 @@ class BisectDriver(unittest.TestCase):
     def test_a_step_stopped_by_sigterm_marks_nothing_and_aborts_exit_2(self):
         # The step's own stop is 255: git gives up without marking the
         # commit (2 would read as bad), and the driver says so.
-        p, seen = self.start_hung_bisection()
-        self.assertTrue(self.step_pids(), 'a step is running: ' + seen)
+        p, ended = self.start_hung_bisection()
+        self.assertTrue(self.step_pids(), 'a step is running')
         for pid in self.step_pids():
             os.kill(pid, signal.SIGTERM)
-        out = seen + p.communicate(timeout=waits.HANG)[0]
+        out = ended()
         self.assertEqual(p.returncode, 2, out)
         self.assertIn('nsfd: bisect: aborted: an environment error; nothing was marked', out)
         self.assertEqual(self.fakes(), [], 'no step is left running')
@@ -184,10 +189,10 @@ class BisectDriver(unittest.TestCase):
         self.assertIn('aborted: an environment error at GOOD; nothing was marked', out)
 
     def test_sigterm_in_a_step_ends_every_process_marks_nothing_and_is_2(self):
-        p, seen = self.start_hung_bisection()
-        self.assertTrue(self.fakes(), 'a step is running: ' + seen)
+        p, ended = self.start_hung_bisection()
+        self.assertTrue(self.fakes(), 'a step is running')
         p.send_signal(signal.SIGTERM)
-        out = seen + p.communicate(timeout=waits.HANG)[0]
+        out = ended()
         self.assertEqual(p.returncode, 2, out)
         self.assertIn('stopped by SIGTERM', out)
         self.assertEqual(self.fakes(), [], 'no step is left running')
@@ -201,21 +206,30 @@ class BisectDriver(unittest.TestCase):
 
     def start_hung_bisection(self):
         """A bisection whose steps inside the range hang, running in a
-        session of its own (waits.in_session), its output
-        read up to the first step's progress line: that step's ci/nsfd is
-        then running, hung. (The Popen, the lines read.)"""
+        session of its own (waits.in_session), once its first step's fake
+        ci/nsfd has said it is hung (the file `hung`): that step is then
+        running. Returns the Popen and a function that waits for its end
+        and gives everything it printed."""
         ids = self.history('pass', 'hang', 'hang', 'fail')
         p = subprocess.Popen(BISECT + ['--kernel-src', self.src, '--good', ids[0], '--bad', ids[-1]],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=self.env,
                              start_new_session=True)
         waits.in_session(self, p)
-        seen = ''
-        for line in p.stdout:
-            seen += line
-            # After the ends (deciding tests), the step's line, relayed.
-            if 'deciding tests' in seen and line.startswith('    nsfd: x86_64: kernel: ok'):
-                break
-        return p, seen
+        # Its output, read to the end beside the case: the event waited
+        # for is the hung step itself, not a line relayed through three
+        # pipes.
+        seen = []
+        reader = threading.Thread(target=lambda: seen.extend(p.stdout), daemon=True)
+        reader.start()
+        if not waits.lines_of(os.path.join(self.top, 'hung'), ''):
+            self.fail('no step hung within %d s; the bisection printed:\n%s'
+                      % (waits.HANG, ''.join(seen)))
+
+        def ended():
+            p.wait(timeout=waits.HANG)
+            reader.join(waits.HANG)
+            return ''.join(seen)
+        return p, ended
 
     def fakes(self):
         """Pids of this test's fake ci/nsfd processes still alive."""
