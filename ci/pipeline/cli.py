@@ -1,7 +1,10 @@
 """ci/nsfd's command line: what `make run` and `make test` call.
 
-usage: ci/nsfd run [ARCH] [--debug] [--kernel-src DIR [--kernel-rev REV]]
+usage: ci/nsfd run [ARCH] [--debug] [--kernel-src DIR [--kernel-rev REV] [--with-series]]
        ci/nsfd run [ARCH] --config NAME   (kunit-configs/matrix/NAME)
+       --with-series: DIR carries the series (make series KERNEL_SRC=
+       applied it): judged as our own tree, every suite must build and
+       run, socketat must exist (no ENOSYS skip)
        ci/nsfd test [--all]
        ci/nsfd guest [ARCH] [--debug]   (tests only, on the kernel built)
        run and guest also take --uid N: the kselftests run as uid N
@@ -78,7 +81,7 @@ def parse(argv):
     if not argv:
         return None
     opts = {'arch': 'x86_64', 'debug': False, 'kernel_src': '', 'kernel_rev': '',
-            'config': '', 'uid': '', 'all': False}
+            'config': '', 'uid': '', 'all': False, 'with_series': False}
     args = argv[1:]
     i = 0
 
@@ -101,6 +104,8 @@ def parse(argv):
             opts['kernel_src'] = os.path.abspath(d)
         elif a == '--kernel-rev':
             opts['kernel_rev'] = value(a)
+        elif a == '--with-series' and argv[0] == 'run':
+            opts['with_series'] = True
         elif a == '--uid':
             opts['uid'] = value(a)
             if not re.fullmatch('[0-9]+', opts['uid']):
@@ -117,6 +122,9 @@ def parse(argv):
                 raise EnvError("unknown arch '%s'; known: %s" % (a, ' '.join(arches.known())))
             opts['arch'] = a
         i += 1
+    if opts['with_series'] and not opts['kernel_src']:
+        raise EnvError('--with-series needs --kernel-src DIR: the tree that carries the series '
+                       '(make series KERNEL_SRC=DIR prints it)')
     return argv[0], opts
 
 
@@ -145,7 +153,8 @@ def last_summary_line(results):
 def cmd_run(say, o, guest_only=False):
     start = now()
     prepare_deps(say, o['arch'])
-    run = Run(TOP, say, o['kernel_src'], o['kernel_rev'], o['uid'], guest_only)
+    run = Run(TOP, say, o['kernel_src'], o['kernel_rev'], o['uid'], guest_only,
+              with_series=o['with_series'])
     run.prepare_tree()
     v = Variant(run, o['arch'], o['debug'], '' if guest_only else o['config'])
     rc = v.run_all()

@@ -24,7 +24,9 @@ def merge(out, frags, off=()):
     off = ['CONFIG_' + sym for sym in off]
     entries = {}
     for frag in frags:
-        for line in open(frag):
+        with open(frag) as f:
+            lines = f.read().splitlines()
+        for line in lines:
             line = line.strip()
             m = SET.match(line) or UNSET.match(line)
             if not m:

@@ -9,6 +9,7 @@ ARCH, then -debug, then -CONFIG, then -uidN for --uid N).
 import copy
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -21,15 +22,29 @@ from . import arches, decide, guest, kernel, procs, runlog, tree
 from .runlog import Stage, now
 
 
+def socketat_nr(src):
+    """socketat's number in the tree SRC (its uapi header), or None when
+    the tree has no socketat: which number a run tested."""
+    try:
+        with open(os.path.join(src, 'include', 'uapi', 'asm-generic', 'unistd.h')) as f:
+            m = re.search(r'^#define __NR_socketat\s+(\d+)\s*$', f.read(), re.M)
+    except OSError:
+        return None
+    return int(m.group(1)) if m else None
+
+
 class Run:
     """What every variant of one invocation shares: the tree, the
     options, and the tests that may run beside the next kernel build."""
 
     def __init__(self, top, say, kernel_src='', kernel_rev='', guest_uid='', guest_only=False,
-                 out_root=None):
+                 out_root=None, with_series=False):
         self.top, self.ci, self.say = top, os.path.join(top, 'ci'), say
         self.out_root = out_root or os.path.join(top, 'out')
         self.kernel_src, self.kernel_rev = kernel_src, kernel_rev
+        # Judged as our own tree (report.py --patched): the tarball with
+        # patches/, or a KERNEL_SRC that carries the series (--with-series).
+        self.patched = not kernel_src or with_series
         self.guest_uid, self.guest_only = guest_uid, guest_only
         self.jobs = procs.make_jobs()
         self.overlap = False
@@ -138,7 +153,7 @@ class Variant:
                          '--arch', self.arch, '--variant', self.name, '--kernel-version', version,
                          '--kernel-source', self.run.kernel_src or
                          '/usr/src/linux-source-6.12.tar.xz + patches/series')
-        if not self.run.kernel_src:
+        if self.run.patched:
             cmd.append('--patched')
         stream = self.say.stream
         if stream is None:
@@ -169,6 +184,7 @@ class Variant:
             'kunitconfig': self.kcfg,
             'gcc': kernel.gcc_version(self.conf),
             'qemu': procs.output([self.conf['QEMU'], '--version']).split('\n')[0],
+            'socketat_nr': socketat_nr(self.src),
         }
         with open(os.path.join(self.out, 'build-info.json'), 'w') as f:
             json.dump(info, f, indent=1)

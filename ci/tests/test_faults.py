@@ -61,7 +61,7 @@ class World:
     """A temporary fake kernel tree and out/ for one variant of the real
     pipeline. ENV is the fault (FAKE_*), set for the run only."""
 
-    def __init__(self, tmp, arch='x86_64', config=''):
+    def __init__(self, tmp, arch='x86_64', config='', with_series=False):
         self.tmp = tmp
         src = os.path.join(tmp, 'bld', 'src')
         os.makedirs(os.path.join(src, 'tools', 'testing', 'kunit'))
@@ -71,7 +71,7 @@ class World:
         self.out_lines = []
         self.stream = open(os.path.join(tmp, 'progress.log'), 'w+')
         run = Run(TOP, runlog.Say(self.stream), kernel_src=src,
-                  out_root=os.path.join(tmp, 'out'))
+                  out_root=os.path.join(tmp, 'out'), with_series=with_series)
         run.bld, run.src = os.path.join(tmp, 'bld'), src
         run.tree_rc, run.tree_secs, run.tree_head = 'ok', '0.1', None
         run.jobs = 2
@@ -151,6 +151,35 @@ class Faults(unittest.TestCase):
     def go(self, **fault):
         rc = self.world.go(**fault)
         return rc, self.world.stages()
+
+    def test_a_socketat_enosys_skip_on_a_foreign_tree_stays_a_skip(self):
+        rc, stages = self.go(FAKE_QEMU='skip-nosys')
+        self.assertEqual(rc, 0, self.world.progress())
+        self.assertEqual(stages['kunit-suites'][0], 'ok')
+        doc = self.world.results()
+        self.assertFalse(doc['patched'])
+        self.assertEqual(doc['summary']['failed'], 0)
+        self.assertEqual(doc['summary']['skipped'], 1)
+
+    def test_a_tree_that_carries_the_series_is_judged_as_ours(self):
+        # ci/nsfd run --kernel-src DIR --with-series (make series KERNEL_SRC=):
+        # every suite must compile as it is (no kunit-suites stage to switch
+        # one off), and socketat must exist: its ENOSYS skip fails.
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        world = World(tmp, with_series=True)
+        self.addCleanup(world.stream.close)
+        rc = world.go(FAKE_QEMU='skip-nosys')
+        self.assertEqual(rc, 1, world.progress())
+        self.assertNotIn('kunit-suites', world.stages())
+        doc = world.results()
+        self.assertTrue(doc['patched'])
+        failed = {t['name']: t['reason'] for t in doc['tests'] if t['status'] == 'fail'}
+        self.assertIn('skipped in patched mode, where socketat must exist',
+                      failed.pop('global.works'))
+        # Every kselftest of the series must run (the fake tree has three).
+        self.assertTrue(failed)
+        self.assertEqual({n for n in failed if not n.startswith('expected.kselftest.')}, set())
 
     def test_the_fake_world_passes_without_a_fault(self):
         rc, stages = self.base_rc, self.base.stages()

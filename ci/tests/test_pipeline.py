@@ -1085,5 +1085,42 @@ class Identity(unittest.TestCase):
         self.assertEqual(props['nsfd.initramfs.guest-1'], 'feed1')
 
 
+class WithSeries(unittest.TestCase):
+    """ci/nsfd run --kernel-src DIR --with-series: DIR carries the series
+    (make series KERNEL_SRC=DIR made it), and is judged as our own tree."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp)
+
+    def test_with_series_is_an_option_of_run_on_a_kernel_src(self):
+        from ci.pipeline import cli
+        _, o = cli.parse(['run', 'riscv64', '--kernel-src', self.tmp, '--with-series'])
+        self.assertEqual((o['arch'], o['kernel_src'], o['with_series']), ('riscv64', self.tmp, True))
+        with self.assertRaisesRegex(runlog.EnvError, 'needs --kernel-src DIR'):
+            cli.parse(['run', '--with-series'])
+        self.assertIsNone(cli.parse(['test', '--with-series']), 'make test has no such option')
+
+    def test_only_our_tree_or_one_with_the_series_is_judged_patched(self):
+        from ci.pipeline.variant import Run
+        say = runlog.Say(open(os.devnull, 'w'))
+        self.addCleanup(say.stream.close)
+        self.assertTrue(Run(ci.TOP, say).patched, 'the tarball with patches/')
+        self.assertFalse(Run(ci.TOP, say, kernel_src=self.tmp).patched, 'a tree as it stands')
+        self.assertTrue(Run(ci.TOP, say, kernel_src=self.tmp, with_series=True).patched)
+
+    def test_the_results_name_the_number_socketat_has_in_the_tree(self):
+        from ci.pipeline.variant import socketat_nr
+        self.assertIsNone(socketat_nr(self.tmp), 'no uapi header')
+        d = os.path.join(self.tmp, 'include', 'uapi', 'asm-generic')
+        os.makedirs(d)
+        with open(os.path.join(d, 'unistd.h'), 'w') as f:
+            f.write('#define __NR_setxattrat 463\n__SYSCALL(__NR_setxattrat, sys_ni_syscall)\n')
+        self.assertIsNone(socketat_nr(self.tmp), 'a tree without socketat')
+        with open(os.path.join(d, 'unistd.h'), 'a') as f:
+            f.write('#define __NR_socketat 464\n__SYSCALL(__NR_socketat, sys_socketat)\n')
+        self.assertEqual(socketat_nr(self.tmp), 464)
+
+
 if __name__ == '__main__':
     unittest.main()

@@ -27,6 +27,7 @@ X86_64 = 'arch/x86/entry/syscalls/syscall_64.tbl'
 ALPHA = 'arch/alpha/kernel/syscalls/syscall.tbl'
 
 
+from ci.dev import syscall_taken  # noqa: E402
 from ci.series import ontree, renumber  # noqa: E402
 
 with open(os.path.join(PATCHES, WIRING)) as _f:
@@ -80,24 +81,10 @@ def tables_612():
 
 def take(files, n0, name, only=None):
     """FILES with N0 given to NAME after the highest row of each table (of
-    ONLY), as 6.13 gave 463 to setxattrat; the uapi header too."""
-    files = dict(files)
-    for path, text in files.items():
-        if only is not None and path not in only:
-            continue
-        if path.endswith('.tbl'):
-            offset = renumber.Wiring(PATCH3).tables[path][0]
-            lines = text.split('\n')
-            last = max(i for i, l in enumerate(lines) if re.match(r'^\d+\s+(?!x32)', l))
-            abi = lines[last].split()[1]
-            lines.insert(last + 1, '%d\t%s\t%s\t\t\tsys_ni_syscall' % (n0 + offset, abi, name))
-            files[path] = '\n'.join(lines)
-        else:
-            files[path] = text.replace(
-                '#undef __NR_syscalls\n#define __NR_syscalls %d\n' % n0,
-                '#define __NR_%s %d\n__SYSCALL(__NR_%s, sys_ni_syscall)\n\n#undef __NR_syscalls\n'
-                '#define __NR_syscalls %d\n' % (name, n0, name, n0 + 1))
-    return files
+    ONLY), as 6.13 gave 463 to setxattrat; the uapi header too
+    (ci/dev/syscall_taken.py, which makes such a real tree)."""
+    edits, _ = syscall_taken.taken(files.get, renumber.Wiring(PATCH3), name, n0, only)
+    return dict(files, **edits)
 
 
 SOCKET_C = 'int sock_create(void)\n{\n\tint err = 0;\n\n\treturn err;\n}\n'
