@@ -175,6 +175,24 @@ static int socketat_as(const struct cred *cred, int nsfd, int family, int type,
 	return ret;
 }
 
+/*
+ * socketat() on @nsfd under @cred makes a socket in @net, which holds one
+ * reference to @net until its last close: @net's count is @base + 1 while
+ * the socket is open, @base again after.
+ */
+static void socketat_expect_socket_in(struct kunit *test,
+				      const struct cred *cred, int nsfd,
+				      struct net *net, unsigned int base)
+{
+	int fd = socketat_as(cred, nsfd, AF_UNIX, SOCK_DGRAM, 0);
+
+	KUNIT_ASSERT_GE(test, fd, 0);
+	KUNIT_EXPECT_PTR_EQ(test, socketat_sock_net(test, fd), net);
+	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base + 1);
+	socketat_close_sync(test, fd);
+	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
+}
+
 /* Whether @cred has CAP_SYS_ADMIN over @ns: one of netns_install()'s checks. */
 static bool socketat_sys_admin_as(const struct cred *cred,
 				  struct user_namespace *ns)
@@ -477,16 +495,9 @@ static void socketat_minus_one_is_the_tasks_private_net(struct kunit *test)
 	socketat_close_sync(test, fd);
 	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
 
-	fd = socketat_as(nobody, nsfd, AF_UNIX, SOCK_DGRAM, 0);
-	KUNIT_ASSERT_GE(test, fd, 0);
-	KUNIT_EXPECT_PTR_EQ(test, socketat_sock_net(test, fd), net);
-	socketat_close_sync(test, fd);
+	socketat_expect_socket_in(test, nobody, nsfd, net, base);
 
-	fd = socketat_as(nobody, pidfd, AF_UNIX, SOCK_DGRAM, 0);
-	KUNIT_ASSERT_GE(test, fd, 0);
-	KUNIT_EXPECT_PTR_EQ(test, socketat_sock_net(test, fd), net);
-	socketat_close_sync(test, fd);
-	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
+	socketat_expect_socket_in(test, nobody, pidfd, net, base);
 
 	close_fd(pidfd);
 	close_fd(nsfd);
@@ -503,7 +514,7 @@ static void socketat_other_net_needs_cap_sys_admin(struct kunit *test)
 {
 	struct net *net = socketat_new_net(test, &init_user_ns);
 	const struct cred *no_sys_admin, *no_net_admin, *nobody;
-	int nsfd = socketat_ns_fd(test, &net->ns), fd;
+	int nsfd = socketat_ns_fd(test, &net->ns);
 	unsigned int base = socketat_net_count(net);
 
 	no_sys_admin = socketat_cred(test, 0, socketat_caps_but(CAP_SYS_ADMIN));
@@ -522,12 +533,7 @@ static void socketat_other_net_needs_cap_sys_admin(struct kunit *test)
 			-EPERM);
 	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
 
-	fd = socketat_as(no_net_admin, nsfd, AF_UNIX, SOCK_DGRAM, 0);
-	KUNIT_ASSERT_GE(test, fd, 0);
-	KUNIT_EXPECT_PTR_EQ(test, socketat_sock_net(test, fd), net);
-	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base + 1);
-	socketat_close_sync(test, fd);
-	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
+	socketat_expect_socket_in(test, no_net_admin, nsfd, net, base);
 	close_fd(nsfd);
 }
 
@@ -548,7 +554,7 @@ static void socketat_userns_owner_is_judged_as_it_is(struct kunit *test)
 	kernel_cap_t sys_admin = CAP_EMPTY_SET;
 	struct net *net;
 	unsigned int base;
-	int nsfd, fd;
+	int nsfd;
 
 	net = socketat_new_net(test, userns);
 	KUNIT_ASSERT_PTR_EQ(test, net->user_ns, userns);
@@ -566,18 +572,9 @@ static void socketat_userns_owner_is_judged_as_it_is(struct kunit *test)
 			-EPERM);
 	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
 
-	fd = socketat_as(nobody_sys_admin, nsfd, AF_UNIX, SOCK_DGRAM, 0);
-	KUNIT_ASSERT_GE(test, fd, 0);
-	KUNIT_EXPECT_PTR_EQ(test, socketat_sock_net(test, fd), net);
-	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base + 1);
-	socketat_close_sync(test, fd);
-	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
+	socketat_expect_socket_in(test, nobody_sys_admin, nsfd, net, base);
 
-	fd = socketat_as(owner_cred, nsfd, AF_UNIX, SOCK_DGRAM, 0);
-	KUNIT_ASSERT_GE(test, fd, 0);
-	KUNIT_EXPECT_PTR_EQ(test, socketat_sock_net(test, fd), net);
-	socketat_close_sync(test, fd);
-	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
+	socketat_expect_socket_in(test, owner_cred, nsfd, net, base);
 	close_fd(nsfd);
 }
 
@@ -595,7 +592,7 @@ static void socketat_caller_side_check_alone(struct kunit *test)
 	const struct cred *no_sys_admin, *root;
 	struct net *net = socketat_new_net(test, userns);
 	unsigned int base;
-	int nsfd, fd;
+	int nsfd;
 
 	no_sys_admin = socketat_cred(test, 0, socketat_caps_but(CAP_SYS_ADMIN));
 	root = socketat_cred(test, 0, CAP_FULL_SET);
@@ -611,11 +608,7 @@ static void socketat_caller_side_check_alone(struct kunit *test)
 			-EPERM);
 	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
 
-	fd = socketat_as(root, nsfd, AF_UNIX, SOCK_DGRAM, 0);
-	KUNIT_ASSERT_GE(test, fd, 0);
-	KUNIT_EXPECT_PTR_EQ(test, socketat_sock_net(test, fd), net);
-	socketat_close_sync(test, fd);
-	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
+	socketat_expect_socket_in(test, root, nsfd, net, base);
 	close_fd(nsfd);
 }
 
@@ -687,7 +680,7 @@ static void socketat_pidfd_ptrace_check_in_own_net(struct kunit *test)
 	const struct cred *nobody = socketat_cred(test, 1000, CAP_EMPTY_SET);
 	struct socketat_task *t;
 	unsigned int base;
-	int pidfd, self, fd;
+	int pidfd, self;
 
 	get_nsproxy(current->nsproxy);
 	t = socketat_start_task(test, current->nsproxy);
@@ -702,11 +695,7 @@ static void socketat_pidfd_ptrace_check_in_own_net(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, socketat_as(nobody, pidfd, AF_MAX, SOCK_DGRAM, 0),
 			-EPERM);
 	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
-	fd = socketat_as(nobody, self, AF_UNIX, SOCK_DGRAM, 0);
-	KUNIT_ASSERT_GE(test, fd, 0);
-	KUNIT_EXPECT_PTR_EQ(test, socketat_sock_net(test, fd), net);
-	socketat_close_sync(test, fd);
-	KUNIT_EXPECT_EQ(test, socketat_net_count(net), base);
+	socketat_expect_socket_in(test, nobody, self, net, base);
 
 	close_fd(self);
 	close_fd(pidfd);
