@@ -13,6 +13,7 @@ import unittest
 
 import ci
 from ci.results import summary
+from ci.tests import waits
 from ci.tests.test_ci_matrix import GITLAB, NAMES, TOP, WORKFLOW, load, needs_yaml, resolve, GITLAB_KEYWORDS
 
 CI = os.path.join(TOP, 'ci')
@@ -97,7 +98,7 @@ class GitHubSummary(unittest.TestCase):
 
 def render(*dirs):
     run = subprocess.run(ci.command('ci.results.summary', *dirs), capture_output=True, text=True,
-                         timeout=60)
+                         timeout=waits.HANG)
     return run.returncode, run.stdout, run.stderr
 
 

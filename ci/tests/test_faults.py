@@ -811,7 +811,7 @@ class Decisions(unittest.TestCase):
                         'kernel\tbuild-failed\t9\tthe mailed tree does not build\n')
             open(os.path.join(out, 'config-misses.tsv'), 'w').close()
             run = subprocess.run(ci.command('ci.robot.judge', out, TOP, 'x86_64'),
-                                 capture_output=True, text=True, timeout=60)
+                                 capture_output=True, text=True, timeout=waits.HANG)
         self.assertEqual(run.returncode, 125, run.stdout + run.stderr)
 
 
@@ -839,7 +839,7 @@ class Tree(unittest.TestCase):
             os.chmod(os.path.join(bin_dir, 'git'), 0o755)
             env['PATH'] = bin_dir + os.pathsep + env['PATH']
         return subprocess.run([os.path.join(CI, 'prepare-tree.sh'), os.path.join(tmp, 'src')],
-                              capture_output=True, text=True, env=env, timeout=300)
+                              capture_output=True, text=True, env=env, timeout=waits.HANG)
 
     def test_a_series_that_does_not_apply_is_125(self):
         run = self.prepare()

@@ -207,7 +207,7 @@ class Verdict(unittest.TestCase):
                 with open(os.path.join(d, name), 'w') as f:
                     f.write(body)
             run = subprocess.run(JUDGE + [d, TOP, 'x86_64'],
-                                 capture_output=True, text=True, timeout=60)
+                                 capture_output=True, text=True, timeout=waits.HANG)
             with open(os.path.join(d, 'results.json')) as f:
                 doc = json.load(f)
         self.assertEqual(run.returncode, 1, run.stdout + run.stderr)

@@ -15,6 +15,7 @@ import tempfile
 import unittest
 
 from ci.series import explained, identity, wiring
+from ci.tests import waits
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CI = os.path.dirname(HERE)
@@ -45,7 +46,7 @@ class GitConfig:
 
 
 def run(cmd, env, cwd=None):
-    return subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=120)
+    return subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=waits.HANG)
 
 
 class SenderIdentity(unittest.TestCase):
@@ -124,11 +125,11 @@ class MakeSeriesIdentity(unittest.TestCase):
         p = subprocess.Popen([os.path.join(CI, 'series', name)], env=g.env, cwd=TOP, text=True,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         try:
-            stdout, stderr = p.communicate(timeout=30)
+            stdout, stderr = p.communicate(timeout=waits.HANG)
         except subprocess.TimeoutExpired:
             os.killpg(p.pid, 9)
             p.communicate()
-            self.fail('%s did not decide within 30 s' % name)
+            self.fail('%s did not decide within %d s' % (name, waits.HANG))
         self.assertEqual(self.out_series(), before, 'out/series/ was touched')
         return subprocess.CompletedProcess(p.args, p.returncode, stdout, stderr)
 

@@ -29,6 +29,7 @@ ALPHA = 'arch/alpha/kernel/syscalls/syscall.tbl'
 
 from ci.dev import syscall_taken  # noqa: E402
 from ci.series import ontree, renumber  # noqa: E402
+from ci.tests import waits  # noqa: E402
 
 with open(os.path.join(PATCHES, WIRING)) as _f:
     PATCH3 = _f.read()
@@ -149,7 +150,7 @@ class Fixture(unittest.TestCase):
                    NSFD_SERIES_WORKDIR=os.path.join(self.tmp, 'build'))
         return subprocess.run([sys.executable, '-B', '-P', '-m', 'ci.series.ontree',
                                'prepare', d], env=dict(env, PYTHONPATH=TOP), capture_output=True, text=True,
-                              timeout=120)
+                              timeout=waits.HANG)
 
     def applied(self, d):
         """series.env of DIR's run, and {path: text} of the applied tree's
