@@ -44,6 +44,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 import ci
 from ci import variants
@@ -185,13 +186,10 @@ def run_variants(run, plan, results):
         raise
 
 
-def start_pipeline_tests(say):
+def start_pipeline_tests():
     """The pipeline's own tests (make check), started: their Popen. Their
-    progress lines carry the elapsed time of SAY's run."""
-    env = dict(os.environ)
-    if isinstance(say, Say):
-        env['NSFD_RUN_STARTED'] = repr(say.start)
-    return procs.popen(ci.command('ci.tests.run', os.path.join(TOP, 'out', 'pipeline')), env=env)
+    progress lines carry this run's elapsed time (runlog.RUN_STARTED)."""
+    return procs.popen(ci.command('ci.tests.run', os.path.join(TOP, 'out', 'pipeline')))
 
 
 def cmd_test(say, o):
@@ -205,7 +203,7 @@ def cmd_test(say, o):
     # environment error, a signal) is 2, never a stale file's verdict.
     # The pipeline's tests wait for events, never for a time
     # (ci/tests/waits.py), so they run beside the builds, not before them.
-    pipeline = start_pipeline_tests(say)
+    pipeline = start_pipeline_tests()
     run = Run(TOP, say, o['kernel_src'], o['kernel_rev'], o['uid'])
     run.prepare_tree()
     results = [os.path.join(TOP, 'out', 'pipeline', 'results.json')]
@@ -274,6 +272,8 @@ def main(argv):
     # them all on SIGTERM, SIGINT or SIGHUP, and exits (letting go of
     # build/.lock) only once none is left.
     procs.stop_on_signals()
+    # Its children (make test's pipeline tests and robot run) count from here.
+    os.environ.setdefault(runlog.RUN_STARTED, repr(time.monotonic()))
     say = Say()
     try:
         # robot: the mailed series on a pristine tree, kselftest's own

@@ -6,6 +6,7 @@ is printed as "nsfd: VARIANT: STAGE: STATUS (S s) - DETAIL".
 """
 
 import contextlib
+import os
 import sys
 import threading
 import time
@@ -31,15 +32,30 @@ class Stage:
         return 'Stage(%r, %r)' % (self.status, self.detail)
 
 
+# The time.monotonic() at which the outermost ci/nsfd of this run started
+# (ci/nsfd sets it for its children when it is not set): make test's
+# pipeline tests and robot run count their elapsed time from make test's
+# start, as its own lines do.
+RUN_STARTED = 'NSFD_RUN_STARTED'
+
+
+def run_started():
+    """RUN_STARTED's time, or now when it is unset or unreadable."""
+    try:
+        return float(os.environ[RUN_STARTED])
+    except (KeyError, ValueError):
+        return time.monotonic()
+
+
 class Say:
     """Progress lines to STREAM: stdout, or a buffer that make test
     prints once the tests it holds, run beside the next kernel build, end.
-    Each line ends with the time since START (this Say's creation, or the
-    run's Say it buffers for): "[+m:ss]"."""
+    Each line ends with the time since START (the run's start, run_started(),
+    or the run's Say it buffers for): "[+m:ss]"."""
 
     def __init__(self, stream=None, start=None):
         self.stream = stream
-        self.start = time.monotonic() if start is None else start
+        self.start = run_started() if start is None else start
 
     def __call__(self, msg):
         stream = self.stream or sys.stdout

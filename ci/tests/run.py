@@ -102,17 +102,12 @@ def run(outdir):
         os.unlink(os.path.join(outdir, 'results.json'))
     suite = unittest.defaultTestLoader.discover(HERE, pattern='test_*.py', top_level_dir=ci.TOP)
     total = suite.countTestCases()
-    # make test runs these beside its first kernel build: its lines carry
-    # the run's own elapsed time (NSFD_RUN_STARTED, its time.monotonic()).
-    try:
-        started = float(os.environ.get('NSFD_RUN_STARTED', ''))
-    except ValueError:
-        started = None
     with open(os.path.join(outdir, 'unittest.log'), 'w') as log:
         runner = Runner(stream=log, verbosity=2)
         # To this process's stdout as it is now: a case that redirects
         # sys.stdout for a while never reads a progress line as its own.
-        say = runlog.Say(stream=sys.stdout, start=started)
+        # Under make test, the run's elapsed time (runlog.RUN_STARTED).
+        say = runlog.Say(stream=sys.stdout)
         with runlog.heartbeat(say, 'pipeline', lambda: runner.progress(total)):
             result = runner.run(suite)
     tests = result.records

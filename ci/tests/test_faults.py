@@ -763,7 +763,7 @@ class Decisions(unittest.TestCase):
             cli.Variant = lambda run, arch, debug=False, config='': mock_variant(run, arch)
             cli.prepare_deps = lambda *a: None
             cli.Run.prepare_tree = lambda self: None
-            cli.start_pipeline_tests = lambda say: mock.Mock(wait=lambda: pipeline)
+            cli.start_pipeline_tests = lambda: mock.Mock(wait=lambda: pipeline)
             cli.procs.run = lambda cmd, **kw: robot
             cli.summary = lambda *results: summary
             try:

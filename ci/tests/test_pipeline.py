@@ -14,7 +14,9 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import unittest
+from unittest import mock
 import xml.etree.ElementTree as ET
 
 import ci
@@ -716,6 +718,16 @@ class Progress(unittest.TestCase):
         # The block's end ends the lines: its thread is gone.
         self.assertEqual({t for t in threading.enumerate() if t.name == 'heartbeat'}, beats)
         self.assertEqual(len(lines), said)
+
+    def test_a_child_of_the_run_counts_its_time_from_the_runs_start(self):
+        with mock.patch.dict(os.environ, {runlog.RUN_STARTED: '12.5'}):
+            self.assertEqual(runlog.Say().start, 12.5)
+        with mock.patch.dict(os.environ, {runlog.RUN_STARTED: 'x'}):
+            self.assertGreater(runlog.Say().start, 12.5, 'unreadable: now')
+        env = {k: v for k, v in os.environ.items() if k != runlog.RUN_STARTED}
+        with mock.patch.dict(os.environ, env, clear=True):
+            before = time.monotonic()
+            self.assertGreaterEqual(runlog.Say().start, before)
 
     def test_the_pipeline_tests_count_their_cases_as_they_run(self):
         runner = tests_run.Runner(stream=open(os.devnull, 'w'), verbosity=0)
