@@ -37,6 +37,7 @@ full disk, a missing tool: decide.build_fault) (docs/exit-codes.md).
 import glob
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -54,6 +55,10 @@ ROBOT = os.path.join(CI, 'robot')
 def robot_arches():
     return sorted(f[:-len('.config')] for f in os.listdir(ROBOT) if f.endswith('.config'))
 
+
+# A KTAP result line of any depth on the robot's console, after a printk
+# time or run_kselftest.sh's "# ": the boot's progress (not its verdict).
+RESULT = re.compile(r'^(?:\[[ \d.]+\]\s*)?[#\s]*(?:not )?ok \d+', re.M)
 
 class Robot:
     """One robot run of ARCH: its directories, its stages."""
@@ -213,7 +218,11 @@ class Robot:
     def kernel(self):
         log = self.log('kernel.log')
         self.say('%s: kernel: building in %s (log: out/%s/kernel.log)' % (self.name, self.kdir, self.name))
-        if self.make('-j' + self.jobs, 'olddefconfig', 'all', out=log, append=False):
+        start = time.time()
+        compiled = lambda: '%d objects compiled' % kernel.objects_newer(self.kdir, start)[0]
+        with runlog.heartbeat(self.say, '%s: kernel' % self.name, compiled):
+            failed = self.make('-j' + self.jobs, 'olddefconfig', 'all', out=log, append=False)
+        if failed:
             runlog.show_tail(log)
             return self.not_built('kernel.log', 'the mailed tree does not build')
         if not kernel.record_identity(self):
@@ -265,8 +274,10 @@ class Robot:
                  'console: out/%s/console.log)' % (self.name, self.budget, self.name))
         console = self.log('console.log')
         klog, started = machine.KernelLog(), time.monotonic()
-        rc = qemu.boot(self.conf, os.path.join(self.kdir, self.conf['KERNEL_IMAGE']), self.cpio,
-                       console, self.budget, kunit=True)
+        results = lambda: '%d KTAP results on the console' % len(RESULT.findall(read(console)))
+        with runlog.heartbeat(self.say, '%s: boot' % self.name, results):
+            rc = qemu.boot(self.conf, os.path.join(self.kdir, self.conf['KERNEL_IMAGE']), self.cpio,
+                           console, self.budget, kunit=True)
         elapsed = time.monotonic() - started
         return decide.robot_boot(rc, self.budget, self.conf['QEMU'], read(console), elapsed,
                                  decide.oom_kills(klog.read(), os.getuid()))
@@ -303,7 +314,7 @@ class Robot:
                            ('rootfs', self.make_rootfs), ('boot', self.boot)):
             t = now()
             try:
-                # The kernel build and the boot print their own progress.
+                # The kernel build counts its objects, the boot its results.
                 if name in ('kernel', 'boot'):
                     result = step()
                 else:

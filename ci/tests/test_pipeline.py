@@ -745,6 +745,8 @@ class Progress(unittest.TestCase):
         for path, what in (('pipeline/variant.py', "heartbeat(self.say, 'tree')"),
                            ('pipeline/guest.py', "heartbeat(v.say, '%s: selftests'"),
                            ('pipeline/robot.py', "heartbeat(self.say, '%s: %s' % (self.name, name))"),
+                           ('pipeline/robot.py', "heartbeat(self.say, '%s: kernel' % self.name, compiled)"),
+                           ('pipeline/robot.py', "heartbeat(self.say, '%s: boot' % self.name, results)"),
                            ('tests/run.py', "heartbeat(say, 'pipeline', lambda: runner.progress(total))")):
             with open(os.path.join(ci.TOP, 'ci', path)) as f:
                 self.assertIn(what, f.read(), path)
