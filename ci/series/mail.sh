@@ -97,12 +97,14 @@ export GIT_COMMITTER_NAME=$sender_name GIT_COMMITTER_EMAIL=$sender_email
 # the tree's own files (no context diff, so any tree's MAINTAINERS will
 # do):
 #  - a MAINTAINERS section, with the sender as M:, for what the series
-#    adds and no subsystem maintains: the nsfd selftests and socketat's
-#    KUnit suite (a file of the net patch named after socketat);
-#  - every other KUnit file goes to the section of the code it tests (the
-#    .c that #includes it), when no section names it already, as
-#    fs/tests/exec_kunit.c is under EXEC & BINFMT API: get_maintainer.pl
-#    then sends each suite to its own subsystem's list;
+#    adds and no subsystem maintains: the nsfd selftests, socketat's
+#    KUnit suite (a file of the net patch named after socketat), and a
+#    suite of code no section names (kernel/nsproxy.c);
+#  - every other KUnit file, and the .kunitconfig beside it, goes to the
+#    section of the code it tests (the .c that #includes it), when no
+#    section names it already, as fs/tests/exec_kunit.c is under EXEC &
+#    BINFMT API: get_maintainer.pl then sends each suite to its own
+#    subsystem's list;
 #  - the selftests TARGETS line.
 # Tagged nsfd-mail.
 title="NSFD: NAMESPACE FILE DESCRIPTOR TESTS"
@@ -141,13 +143,22 @@ for c in $(git -C "$src" rev-list --reverse nsfd-base..nsfd-tests); do
 				tools/testing/selftests/nsfd/)
 			tree=$(wire "$tree" "$tree" tools/testing/selftests/Makefile "$wiring" target nsfd)
 		else
+			declare -A code_in=()
 			while IFS= read -r f; do
 				if [[ ${f##*/} == *socketat* ]]; then
 					tree=$(wire "$tree" "$tree" MAINTAINERS "$wiring" maintainers "$title" "$f")
 				elif [[ $f == *.c ]] && code=$(includer_of "$src" "$c" "$f") && [ "$code" != "$f" ]; then
-					tree=$(wire "$tree" "$tree" MAINTAINERS "$wiring" route "$f" "$code")
+					tree=$(wire "$tree" "$tree" MAINTAINERS "$wiring" route "$f" "$code" "$title")
+					code_in[${f%/*}]=$code
 				fi
 			done <<<"$added"
+			# A .kunitconfig goes with the suite beside it.
+			while IFS= read -r f; do
+				if [[ ${f##*/} == .kunitconfig && -n ${code_in[${f%/*}]:-} ]]; then
+					tree=$(wire "$tree" "$tree" MAINTAINERS "$wiring" route "$f" "${code_in[${f%/*}]}" "$title")
+				fi
+			done <<<"$added"
+			unset code_in
 		fi
 	fi
 	t=$(as_sender "$c" "$tree" "$t")

@@ -5,12 +5,13 @@
       adds F: lines for FILE... to the section TITLE (made, after the M:,
       L: and S: lines in NSFD_SECTION_HEAD, where it sorts among the
       sections if it is not there), keeping its F: lines sorted.
-  ci/series/wiring.py route FILE CODE  < MAINTAINERS > MAINTAINERS'
+  ci/series/wiring.py route FILE CODE [TITLE]  < MAINTAINERS > MAINTAINERS'
       adds an F: line for FILE (a test) to the section that maintains CODE
       (the source file it tests), as fs/tests/exec_kunit.c is listed under
       EXEC & BINFMT API, so that get_maintainer.pl sends a change of the
       test where it sends one of the code. Nothing when a section already
-      names FILE, or none names CODE ("THE REST" aside).
+      names FILE. When none names CODE ("THE REST" aside), FILE goes to
+      the section TITLE, as "maintainers" adds it; without TITLE, nothing.
   ci/series/wiring.py target NAME  < tools/testing/selftests/Makefile > ...'
       adds "TARGETS += NAME" where it sorts in the first block of TARGETS.
 
@@ -108,12 +109,12 @@ def owner(text, path):
     return best
 
 
-def route(text, file, code):
+def route(text, file, code, fallback=None):
     if owner(text, file):
         return text
     title = owner(text, code)
     if not title:
-        return text
+        return maintainers(text, fallback, [file]) if fallback else text
     # Where it sorts among the section's F: lines, the others left as
     # they are (a section need not be sorted).
     lines = text.split('\n')
@@ -161,8 +162,8 @@ def main(argv):
         with open(argv[2]) as f:
             addresses = [l.strip() for l in f if l.strip()]
         sys.stdout.write(cc(sys.stdin.read(), addresses))
-    elif len(argv) == 4 and argv[1] == 'route':
-        sys.stdout.write(route(sys.stdin.read(), argv[2], argv[3]))
+    elif len(argv) in (4, 5) and argv[1] == 'route':
+        sys.stdout.write(route(sys.stdin.read(), *argv[2:]))
     elif len(argv) == 3 and argv[1] == 'target':
         sys.stdout.write(target(sys.stdin.read(), argv[2]))
     else:

@@ -309,9 +309,19 @@ class Maintainers(unittest.TestCase):
                         ('net/core/net_namespace_kunit.c', 'net/core/net_namespace.c')):
             self.assertEqual(wiring.route(self.MAINT, f, code), self.MAINT)
 
-    def test_code_without_a_section_adds_nothing(self):
+    def test_code_without_a_section_adds_nothing_without_a_fallback(self):
         self.assertEqual(wiring.route(self.MAINT, 'kernel/nsproxy_kunit.c', 'kernel/nsproxy.c'),
                          self.MAINT)
+
+    def test_a_test_of_code_without_a_section_goes_to_the_fallback(self):
+        out = wiring.route(self.MAINT, 'kernel/tests/nsproxy_kunit.c', 'kernel/nsproxy.c',
+                           'NSFD: TESTS')
+        self.assertEqual(wiring.owner(out, 'kernel/tests/nsproxy_kunit.c'), 'NSFD: TESTS')
+        self.assertIsNone(wiring.owner(out, 'kernel/nsproxy.c'))
+        # A test of code with a section still goes there, not to the fallback.
+        out = wiring.route(self.MAINT, 'fs/tests/nsfs_kunit.c', 'fs/nsfs.c', 'NSFD: TESTS')
+        self.assertEqual(wiring.owner(out, 'fs/tests/nsfs_kunit.c'), 'FILESYSTEMS (VFS)')
+        self.assertNotIn('NSFD: TESTS', out)
 
     def test_f_patterns_match_as_get_maintainer_does(self):
         self.assertTrue(wiring.depth_of_match('fs/nsfs.c', 'fs/*'))
@@ -326,7 +336,7 @@ class Maintainers(unittest.TestCase):
             mail = f.read()
         self.assertIn('maintainers "$title" \\\n\t\t\t\ttools/testing/selftests/nsfd/)', mail)
         self.assertIn('if [[ ${f##*/} == *socketat* ]]; then', mail)
-        self.assertIn('"$wiring" route "$f" "$code"', mail)
+        self.assertIn('"$wiring" route "$f" "$code" "$title"', mail)
 
 
 class Includer(unittest.TestCase):
@@ -377,9 +387,7 @@ class CheckpatchExplained(unittest.TestCase):
         self.assertEqual((ok, len(bad)), (0, 1))
 
     def test_the_findings_that_stay_in_this_series_are_explained(self):
-        msgs = {'selftests/nsfd/commit-msg': "ENOSYS means 'invalid syscall nr' and nothing else",
-                'kunit/nsproxy.commit-msg': 'added, moved or deleted file(s), does MAINTAINERS '
-                                            'need updating?'}
+        msgs = {'selftests/nsfd/commit-msg': "ENOSYS means 'invalid syscall nr' and nothing else"}
         for path, quote in msgs.items():
             with open(os.path.join(TOP, path)) as f:
                 self.assertIn(quote, explained.words(f.read()), path)

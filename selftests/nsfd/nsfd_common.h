@@ -272,7 +272,7 @@ static inline int sys_pidfd_open(pid_t pid, unsigned int flags)
  */
 static int nsfd_proc_dir = -EBADF;
 
-static void __attribute__((constructor)) nsfd_open_proc_dir(void)
+static inline void __attribute__((constructor)) nsfd_open_proc_dir(void)
 {
 	nsfd_proc_dir = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (nsfd_proc_dir < 0)
