@@ -38,6 +38,7 @@ ci/nsfd reads (NSFD_JOBS, NSFD_QEMU_ARGS, ...).
 
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -127,8 +128,22 @@ def run_nsfd(log, mutant_file, arch, config):
     env.pop('NSFD_MUTANT', None)
     if mutant_file:
         env['NSFD_MUTANT'] = mutant_file
-    return procs.run([os.path.join(CI, 'nsfd'), 'run', arch] + (['--config', config] if config else []),
-                     out=log, env=env)
+    what = os.path.basename(log)[:-len('.log')]
+    with runlog.heartbeat(say, what, count=lambda: progress(log)):
+        return procs.run([os.path.join(CI, 'nsfd'), 'run', arch] +
+                         (['--config', config] if config else []), out=log, env=env)
+
+
+def progress(log):
+    """The last progress line ci/nsfd wrote to LOG, without its "nsfd: "
+    and its time stamp ('' before the first): a kernel build's minutes in
+    a run are not silent on the campaign's own output."""
+    try:
+        with open(log, errors='replace') as f:
+            lines = [l for l in f.read().splitlines() if l.startswith('nsfd: ')]
+    except OSError:
+        return ''
+    return re.sub(r'\s+\[\+[\d:]+\]$', '', lines[-1][len('nsfd: '):]) if lines else ''
 
 
 def tail(path, n):

@@ -173,6 +173,15 @@ class Campaign(unittest.TestCase):
         self.assertIn('nsfd: stopped by SIGTERM: every process of this run has ended', out)
         self.assertIsNone(waits.present(pid, start), 'the run left a process behind')
 
+    def test_progress_is_the_runs_last_progress_line_without_its_stamp(self):
+        from ci.mutants import campaign
+        log = os.path.join(self.top, 'run.log')
+        self.assertEqual(campaign.progress(log), '')
+        with open(log, 'w') as f:
+            f.write('nsfd: tree: ok (4.0 s)  [+0:05]\nmake[1]: noise\n'
+                    'nsfd: x86_64: kernel: building, 46 objects so far  [+1:02:36]\n  CC x.o\n')
+        self.assertEqual(campaign.progress(log), 'x86_64: kernel: building, 46 objects so far')
+
     def test_no_mutant_matches_is_2(self):
         code, out = self.campaign(MUTANT='nosuch-*')
         self.assertEqual(code, 2, out)
