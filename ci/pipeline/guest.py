@@ -37,7 +37,7 @@ def selftest_inputs(v):
             data = f.read()
     except OSError:
         data = 'kernel not recorded\n'
-    data += kernel.gcc_version(v.conf) + '\n'
+    data += kernel.gcc_version(v.conf) + '\n' + repr(MAINLINE) + '\n'
     settings = os.environ.get('NSFD_SETTINGS') or os.path.join(v.top, 'selftests/nsfd/settings')
     for p in (os.path.join(v.ci, 'guest', 'init.c'),
               os.path.join(v.ci, 'guest', 'build-initramfs.sh'), settings):
@@ -69,6 +69,33 @@ def build_compat(v, log):
     return True
 
 
+# Mainline kselftests of the code the series changes, run beside nsfd's in
+# the same guests: the series must leave setns(2) (pidfd_setns_test) and nsfs
+# (owner, pidns) as they were. (directory, program, name in the guest)
+MAINLINE = (('pidfd', 'pidfd_setns_test', 'pidfd_setns_test'),
+            ('nsfs', 'owner', 'nsfs_owner'),
+            ('nsfs', 'pidns', 'nsfs_pidns'))
+
+
+def build_mainline(v, log):
+    """MAINLINE's programs, built by their own Makefiles, statically, for
+    the arch, as gdir/mainline/NAME. False when one does not build."""
+    dest = os.path.join(v.gdir, 'mainline')
+    shutil.rmtree(dest, ignore_errors=True)
+    os.makedirs(dest)
+    for subdir, prog, name in MAINLINE:
+        o = os.path.join(v.kdir, 'kselftest-mainline', subdir)
+        os.makedirs(o, exist_ok=True)
+        if procs.run(['make', '-C', os.path.join(v.src, 'tools/testing/selftests', subdir),
+                      'OUTPUT=' + o, 'CC=%sgcc' % v.conf['CROSS_COMPILE'],
+                      'KHDR_INCLUDES=-isystem %s/usr/include' % v.kdir,
+                      'USERLDFLAGS=-static', 'LDFLAGS=-static', os.path.join(o, prog)],
+                     out=log, append=True, env=v.env()):
+            return False
+        shutil.copy(os.path.join(o, prog), os.path.join(dest, name))
+    return True
+
+
 def build(v, log):
     """The kselftests, dealt out in name order to the guests' initramfs
     files (gdir/N/initramfs.cpio). False when any step fails (the log
@@ -79,11 +106,12 @@ def build(v, log):
                                         '-j%d' % v.run.jobs, 'kselftest-all'], out=log,
                  env=v.env()):
         return False
-    if not build_compat(v, log):
+    if not build_compat(v, log) or not build_mainline(v, log):
         return False
     native = os.path.join(v.kdir, 'kselftest', 'nsfd')
     progs = sorted(glob.glob(os.path.join(native, '*_test')) +
-                   glob.glob(os.path.join(v.gdir, 'compat', '*')),
+                   glob.glob(os.path.join(v.gdir, 'compat', '*')) +
+                   glob.glob(os.path.join(v.gdir, 'mainline', '*')),
                    key=lambda p: os.path.basename(p).encode())
     progs = [p for p in progs if os.path.isfile(p)]
     if not progs:
