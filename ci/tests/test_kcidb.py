@@ -9,6 +9,7 @@ gives one summary, one document and one exit code.
 import collections
 import copy
 import io
+import glob
 import json
 import os
 import re
@@ -99,7 +100,8 @@ class Document(SchemaCase):
                               'hash'] + names, capture_output=True, text=True, check=True)
         self.assertRegex(run.stdout, '^[0-9a-f]{64}\n$')
         self.assertEqual(kcidb.patchset_hash(doc), run.stdout.strip())
-        self.assertEqual(len(series), 3)
+        self.assertEqual(len(series), len(glob.glob(os.path.join(top, 'patches', '0*.patch'))))
+        self.assertGreater(len(series), 1)
         # A tree tested without patches: the empty string; a patch whose
         # file hash is unknown: no field rather than a wrong one.
         self.assertEqual(kcidb.patchset_hash({'patched': False, 'kernel': {'series': []}}), '')
