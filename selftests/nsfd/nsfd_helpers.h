@@ -36,11 +36,33 @@ static inline __u64 nsfd_cookie_and_close(int s)
 	return cookie;
 }
 
-/* The netns cookie of the caller's current netns, 0 on error. */
+/*
+ * The netns cookie of the caller's current netns, 0 on error. Through a
+ * netlink socket: every kernel with sockets has AF_NETLINK, not every one
+ * AF_UNIX.
+ */
 static inline __u64 nsfd_current_netns_cookie(void)
 {
-	return nsfd_cookie_and_close(socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC,
-					    0));
+	return nsfd_cookie_and_close(socket(AF_NETLINK,
+					    SOCK_RAW | SOCK_CLOEXEC,
+					    NETLINK_ROUTE));
+}
+
+/*
+ * Why a test that needs an AF_UNIX socket skips here, or NULL: socket(2)
+ * gives EAFNOSUPPORT for AF_UNIX on a kernel without CONFIG_UNIX.
+ */
+static inline const char *nsfd_why_no_af_unix(void)
+{
+	int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (s >= 0) {
+		close(s);
+		return NULL;
+	}
+	return errno == EAFNOSUPPORT ?
+	       "no AF_UNIX here (CONFIG_UNIX is not set): socket(2) gives EAFNOSUPPORT" :
+	       NULL;
 }
 
 /* The netns cookie of the netns behind @nsfd, by a setns there and back. */

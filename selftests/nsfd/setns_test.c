@@ -25,6 +25,7 @@
 #include <sys/socket.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include <linux/netlink.h>
 
 #include "nsfd_common.h"
 #include "../kselftest_harness.h"
@@ -504,7 +505,8 @@ TEST(regular_file_is_einval)
 TEST(socket_is_einval)
 {
 	assert_not_a_namespace(_metadata,
-			       socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0),
+			       socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
+				      NETLINK_ROUTE),
 			       "socket");
 }
 
