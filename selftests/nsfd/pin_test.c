@@ -177,7 +177,8 @@ static int mark_ipc(void)
 
 	if (unshare(CLONE_NEWIPC))
 		return -errno;
-	id = shmget(PIN_SHM_KEY, 4096, IPC_CREAT | IPC_EXCL | 0600);
+	id = shmget(PIN_SHM_KEY, sizeof(PIN_SHM_MAGIC),
+		    IPC_CREAT | IPC_EXCL | 0600);
 	if (id < 0)
 		return -errno;
 	p = shmat(id, NULL, 0);
