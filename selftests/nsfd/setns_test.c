@@ -1058,7 +1058,7 @@ TEST(pidfd_with_every_flag_joins_every_namespace)
 	NSFD_SKIP_IF(return, nsfd_why_no_userns(false));
 	target = mmap(NULL, sizeof(*target), PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(target, MAP_FAILED);
+	ASSERT_TRUE(target != MAP_FAILED);
 	target->types = all_types();
 	err = nsfd_child_start(&c, grandchild_in_new_namespaces, target);
 	ASSERT_EQ(err, 0) {

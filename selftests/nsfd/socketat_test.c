@@ -2362,7 +2362,7 @@ TEST_F_TIMEOUT(sat, sweep_every_call_matches_socket_in_the_target, 180)
 		sweep_draw(x, &state, &t);
 		if (n.target >= 0) {
 			a = sweep_answer(x, n.target, &t);
-			ASSERT_NE(NULL, a) {
+			ASSERT_TRUE(a != NULL) {
 				TH_LOG("setns dance into target %d: %s",
 				       n.target, strerror(errno));
 			}
