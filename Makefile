@@ -26,6 +26,11 @@
 #   make mutants [MUTANT=glob]
 #               the mutation campaign of ci/mutants/ (not part of make
 #               test; docs/mutants.md)
+#   make selftests-cross [CROSS_ARCHES="alpha hppa ..."]
+#               the kselftests built, not run, for every arch Debian ships
+#               a cross C library for (ci/cross/selftests.tsv), -Wall clean,
+#               as a table (ci/cross/selftests.sh; installs the compilers;
+#               not part of make test)
 #   make clean  remove out/;  make distclean  remove build/ and out/
 #
 # make turns any failing exit status into 2. The commands these targets
@@ -68,10 +73,13 @@ bisect:
 mutants:
 	@MUTANT='$(MUTANT)' $(PYTHON_M) ci.mutants.campaign
 
+selftests-cross:
+	@ci/cross/selftests.sh $(CROSS_ARCHES)
+
 clean:
 	rm -rf out
 
 distclean:
 	rm -rf build out
 
-.PHONY: run test test-all check series robot bench bisect mutants clean distclean
+.PHONY: run test test-all check series robot bench bisect mutants selftests-cross clean distclean

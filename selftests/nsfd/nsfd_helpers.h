@@ -10,8 +10,13 @@
 #include "nsfd_common.h"
 #include "nsfd_rtnl.h"
 
+/*
+ * From the tree's uapi <asm/socket.h> (through <sys/socket.h>): its value
+ * is the arch's own (71, 0x4045 on parisc, 0x50 on sparc), so no
+ * fallback number is written here.
+ */
 #ifndef SO_NETNS_COOKIE
-#define SO_NETNS_COOKIE	71
+#error "SO_NETNS_COOKIE is not defined: build against the tree's uapi headers (KHDR_INCLUDES)"
 #endif
 
 static inline __u64 nsfd_netns_cookie(int sock)
@@ -36,11 +41,33 @@ static inline __u64 nsfd_cookie_and_close(int s)
 	return cookie;
 }
 
-/* The netns cookie of the caller's current netns, 0 on error. */
+/*
+ * The netns cookie of the caller's current netns, 0 on error. Through a
+ * netlink socket: every kernel with sockets has AF_NETLINK, not every one
+ * AF_UNIX.
+ */
 static inline __u64 nsfd_current_netns_cookie(void)
 {
-	return nsfd_cookie_and_close(socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC,
-					    0));
+	return nsfd_cookie_and_close(socket(AF_NETLINK,
+					    SOCK_RAW | SOCK_CLOEXEC,
+					    NETLINK_ROUTE));
+}
+
+/*
+ * Why a test that needs an AF_UNIX socket skips here, or NULL: socket(2)
+ * gives EAFNOSUPPORT for AF_UNIX on a kernel without CONFIG_UNIX.
+ */
+static inline const char *nsfd_why_no_af_unix(void)
+{
+	int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (s >= 0) {
+		close(s);
+		return NULL;
+	}
+	return errno == EAFNOSUPPORT ?
+	       "no AF_UNIX here (CONFIG_UNIX is not set): socket(2) gives EAFNOSUPPORT" :
+	       NULL;
 }
 
 /* The netns cookie of the netns behind @nsfd, by a setns there and back. */

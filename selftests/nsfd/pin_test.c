@@ -20,6 +20,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -112,22 +113,52 @@ static int pin_mount_cgroup2(void)
 	return nsfd_err(mount("cgroup2", PIN_CG_MOUNT, "cgroup2", 0, NULL));
 }
 
-/* Wait until no task is left in the cgroup @dir: 0 or -errno. */
+/*
+ * How long a wait for an event may take before the test fails instead of
+ * hanging: an event that has not come by then is not coming.
+ */
+#define PIN_EVENT_TIMEOUT_MS	20000
+
+/*
+ * Wait until no task is left in the cgroup @dir: 0 or -errno. The kernel
+ * says so in cgroup.events, and a change of that file is an event that
+ * poll(2) reports as POLLPRI (Documentation/admin-guide/cgroup-v2.rst):
+ * read it, and while "populated 1", wait for its next change. A change
+ * between the read and the poll is not lost: the poll sees the open
+ * file's event count behind the file's and returns at once.
+ */
 static int pin_cgroup_wait_empty(const char *dir)
 {
+	struct pollfd p = { .events = POLLPRI };
 	char path[128], events[256];
-	int i, err;
+	ssize_t n;
+	int err = 0;
 
 	snprintf(path, sizeof(path), "%s/cgroup.events", dir);
-	for (i = 0; i < 1000; i++) {
-		err = nsfd_read_file(path, events, sizeof(events));
-		if (err)
-			return err;
+	p.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (p.fd < 0)
+		return -errno;
+	for (;;) {
+		n = pread(p.fd, events, sizeof(events) - 1, 0);
+		if (n < 0) {
+			err = -errno;
+			break;
+		}
+		events[n] = '\0';
 		if (strstr(events, "populated 0"))
-			return 0;
-		usleep(10 * 1000);
+			break;
+		n = poll(&p, 1, PIN_EVENT_TIMEOUT_MS);
+		if (n < 0 && errno != EINTR) {
+			err = -errno;
+			break;
+		}
+		if (n == 0) {
+			err = -ETIMEDOUT;
+			break;
+		}
 	}
-	return -ETIMEDOUT;
+	close(p.fd);
+	return err;
 }
 
 /* The child's side: create the namespace and leave a mark in it. */
@@ -146,7 +177,8 @@ static int mark_ipc(void)
 
 	if (unshare(CLONE_NEWIPC))
 		return -errno;
-	id = shmget(PIN_SHM_KEY, 4096, IPC_CREAT | IPC_EXCL | 0600);
+	id = shmget(PIN_SHM_KEY, sizeof(PIN_SHM_MAGIC),
+		    IPC_CREAT | IPC_EXCL | 0600);
 	if (id < 0)
 		return -errno;
 	p = shmat(id, NULL, 0);
@@ -196,7 +228,7 @@ static int mark_pid(void)
 /* A cgroup ns rooted at pin_cg_dir, which the child moved into. */
 static int mark_cgroup(void)
 {
-	char procs[80];
+	char procs[sizeof(pin_cg_dir) + sizeof("/cgroup.procs")];
 	int err;
 
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", pin_cg_dir);
@@ -517,12 +549,19 @@ TEST_F(pin, bind_mount_keeps_namespace_after_fd_closed)
  * our own with the limit at what exists plus one, the pinned namespace
  * makes the next unshare ENOSPC until the pin goes. The unshare runs in a
  * child, so that it changes nothing here (a user namespace would move us
- * into it). uts, time, cgroup and mnt are freed by their last put; ipc
- * and user from a work item, pid from an RCU callback: for those the
- * check polls, for up to UCOUNT_FREE_WAIT_MS (settings gives each binary
- * 240 s).
+ * into it). uts, time, cgroup and mnt are freed by their last put. ipc
+ * is freed from a work item, but at the limit unshare itself waits for
+ * pending ipc frees (create_ipc_ns() flushes free_ipc_work). pid is
+ * freed from RCU callbacks (two stages: the struct pid, then the
+ * namespace), user from a work item of its own: nothing in userspace
+ * waits for either directly. For those each retry first waits for a
+ * network namespace's teardown (nsfd_flush_netns_cleanup(): an event,
+ * the sentinel's RTM_DELLINK), which runs an rcu_barrier() and is a work
+ * item; teardowns run one after the other, so at the third retry two
+ * whole teardowns have run since the pin went. No sleep, and no
+ * deadline: at most UCOUNT_FREE_ROUNDS teardowns.
  */
-#define UCOUNT_FREE_WAIT_MS	10000
+#define UCOUNT_FREE_ROUNDS	6
 
 FIXTURE(ucount) {
 	struct nsfd_child child;
@@ -618,21 +657,18 @@ static void assert_still_counted(struct __test_metadata *_metadata, int type)
 static void assert_freed(struct __test_metadata *_metadata,
 			 const struct nsfd_ns *ns, bool async)
 {
-	struct timespec start, now;
-	long ms = 0;
-	int err;
+	const char *why = NULL;
+	int err, rounds = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	while ((err = ucount_unshare(ns->type)) == ENOSPC && async &&
-	       ms < UCOUNT_FREE_WAIT_MS) {
-		usleep(20000);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		ms = (now.tv_sec - start.tv_sec) * 1000 +
-		     (now.tv_nsec - start.tv_nsec) / 1000000;
+	while ((err = ucount_unshare(ns->type)) == ENOSPC && async && !why &&
+	       rounds < UCOUNT_FREE_ROUNDS) {
+		why = nsfd_flush_netns_cleanup();
+		rounds++;
 	}
 	ASSERT_EQ(err, 0) {
-		TH_LOG("%s still counted %ld ms after its last pin went: %s",
-		       ns->name, ms, strerror(err));
+		TH_LOG("%s still counted after %d netns teardowns since its last pin went%s%s: %s",
+		       ns->name, rounds, why ? "; then " : "", why ? why : "",
+		       strerror(err));
 	}
 }
 

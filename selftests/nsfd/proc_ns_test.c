@@ -61,7 +61,7 @@ TEST(directory_lists_exactly_the_configured_entries)
 			SKIP(return, "%s", p->why);
 	}
 	dir = opendir("/proc/self/ns");
-	ASSERT_NE(dir, NULL);
+	ASSERT_TRUE(dir != NULL);
 	while ((de = readdir(dir))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
@@ -781,7 +781,7 @@ TEST(namespace_keeps_its_owning_userns_alive)
 	NSFD_SKIP_IF(return, nsfd_why_no_userns(false));
 	owner_ino = mmap(NULL, sizeof(*owner_ino), PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(owner_ino, MAP_FAILED);
+	ASSERT_TRUE(owner_ino != MAP_FAILED);
 	ASSERT_EQ(nsfd_child_start(&c, make_userns_and_mntns, owner_ino), 0);
 	fd = nsfd_open_ns(c.pid, "mnt");
 	ASSERT_GE(fd, 0);

@@ -25,6 +25,7 @@
 #include <sys/socket.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include <linux/netlink.h>
 
 #include "nsfd_common.h"
 #include "../kselftest_harness.h"
@@ -504,7 +505,8 @@ TEST(regular_file_is_einval)
 TEST(socket_is_einval)
 {
 	assert_not_a_namespace(_metadata,
-			       socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0),
+			       socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
+				      NETLINK_ROUTE),
 			       "socket");
 }
 
@@ -1056,7 +1058,7 @@ TEST(pidfd_with_every_flag_joins_every_namespace)
 	NSFD_SKIP_IF(return, nsfd_why_no_userns(false));
 	target = mmap(NULL, sizeof(*target), PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(target, MAP_FAILED);
+	ASSERT_TRUE(target != MAP_FAILED);
 	target->types = all_types();
 	err = nsfd_child_start(&c, grandchild_in_new_namespaces, target);
 	ASSERT_EQ(err, 0) {

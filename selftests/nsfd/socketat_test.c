@@ -21,7 +21,14 @@
  * here). Every test SKIPs when they lack it, or when the kernel answers
  * ENOSYS, and only then: any other answer is socketat's, and is judged.
  * A socketat(-1, AF_UNIX, SOCK_DGRAM, 0) that gives anything but a new
- * AF_UNIX datagram socket fails every test.
+ * AF_UNIX datagram socket fails every test (AF_NETLINK where socket(2)
+ * has no AF_UNIX: CONFIG_UNIX=n; the tests that need AF_UNIX itself SKIP
+ * there, naming the option).
+ *
+ * No flag, size or number that differs between arches is written here as
+ * a literal: type flags come from this arch's SOCK_* (SOCK_NONBLOCK is
+ * 0x40000000 on alpha and parisc, 0x80 on mips, 0x4000 on sparc), and the
+ * unknown type bits are derived from them, checked at build time.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -46,6 +53,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <asm/unistd.h>
+#include <linux/if_ether.h>
 #include <linux/netlink.h>
 #include <linux/sockios.h>
 
@@ -56,6 +64,31 @@
 #define SOCKETAT_MISSING	"socketat not implemented (ENOSYS)"
 
 #define SAT_OTHER_UID	65533	/* an unprivileged uid that is not 65534 */
+
+/*
+ * The family of the sockets a test makes where any family does: AF_UNIX,
+ * or AF_NETLINK (datagram, NETLINK_ROUTE) where socket(2) here gives
+ * EAFNOSUPPORT for AF_UNIX (CONFIG_UNIX=n). Both take SOCK_DGRAM and
+ * protocol 0.
+ */
+static int sat_family(void)
+{
+	static int family;
+	int s;
+
+	if (family)
+		return family;
+	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s >= 0)
+		close(s);
+	family = s < 0 && errno == EAFNOSUPPORT ? AF_NETLINK : AF_UNIX;
+	return family;
+}
+
+static const char *sat_family_name(int family)
+{
+	return family == AF_UNIX ? "AF_UNIX" : "AF_NETLINK";
+}
 
 #ifdef __NR_socketat
 /* Four arguments; the two argument registers socketat does not use are 0. */
@@ -108,11 +141,11 @@ static bool sat_is_socket(int fd, int family, int type)
 #endif
 
 /*
- * What socketat(-1, AF_UNIX, SOCK_DGRAM, 0) did, asked once by every
+ * What socketat(-1, sat_family(), SOCK_DGRAM, 0) did, asked once by every
  * socketat fixture's setup. @skip: why every socketat test skips (no
  * __NR_socketat in the uapi headers, or ENOSYS), else NULL. @ok: it gave
- * a new fd, the lowest free one, that is an AF_UNIX datagram socket, as
- * socket(2) would; otherwise @what says what it gave instead.
+ * a new fd, the lowest free one, that is a datagram socket of that
+ * family, as socket(2) would; otherwise @what says what it gave instead.
  */
 struct sat_probe {
 	const char *skip;
@@ -126,11 +159,11 @@ static struct sat_probe sat_probe(void)
 #ifndef __NR_socketat
 	p.skip = SOCKETAT_NO_NR;
 #else
-	int expect = sat_lowest_free_fd(), err;
+	int expect = sat_lowest_free_fd(), family = sat_family(), err;
 	long ret;
 
 	errno = 0;
-	ret = syscall(__NR_socketat, -1, AF_UNIX, SOCK_DGRAM, 0, 0L, 0L);
+	ret = syscall(__NR_socketat, -1, family, SOCK_DGRAM, 0, 0L, 0L);
 	err = errno;
 	if (ret < 0 && err == ENOSYS) {
 		p.skip = SOCKETAT_MISSING;
@@ -138,10 +171,10 @@ static struct sat_probe sat_probe(void)
 		snprintf(p.what, sizeof(p.what), "-1, errno %d (%s)", err,
 			 strerror(err));
 	} else if (ret != expect ||
-		   !sat_is_socket((int)ret, AF_UNIX, SOCK_DGRAM)) {
+		   !sat_is_socket((int)ret, family, SOCK_DGRAM)) {
 		snprintf(p.what, sizeof(p.what),
-			 "%ld, not a new AF_UNIX datagram socket in fd %d",
-			 ret, expect);
+			 "%ld, not a new %s datagram socket in fd %d",
+			 ret, sat_family_name(family), expect);
 		if (ret == expect)
 			close((int)ret);
 	} else {
@@ -164,18 +197,68 @@ static const char *sat_unavailable(struct __test_metadata *_metadata)
 	if (p.skip)
 		return p.skip;
 	ASSERT_TRUE(p.ok) {
-		TH_LOG("socketat(-1, AF_UNIX, SOCK_DGRAM, 0) gave %s", p.what);
+		TH_LOG("socketat(-1, %s, SOCK_DGRAM, 0) gave %s",
+		       sat_family_name(sat_family()), p.what);
 	}
 	return NULL;
 }
 
-/* A type bit that is neither SOCK_TYPE_MASK nor SOCK_CLOEXEC/SOCK_NONBLOCK. */
-static const int unknown_type_bits[] = { 0x10, 0x40, 0x1000, 0x40000000 };
+/*
+ * What socket(2) reads from its type argument: the type, under the
+ * kernel's SOCK_TYPE_MASK (include/linux/net.h, 0xf on every arch, not
+ * in the uapi), and this arch's SOCK_CLOEXEC and SOCK_NONBLOCK (O_CLOEXEC
+ * and O_NONBLOCK, or values of their own: alpha, parisc, mips, sparc).
+ * Any other bit is EINVAL. The unknown bits the tests use are derived
+ * from these, not written down: the lowest one, one beside SOCK_NONBLOCK
+ * and one beside SOCK_CLOEXEC (the next above, else the next below), and
+ * the highest below the sign bit.
+ */
+#define SAT_SOCK_TYPE_MASK	0xf
+#define SAT_KNOWN_TYPE_BITS	\
+	((unsigned int)(SAT_SOCK_TYPE_MASK | SOCK_CLOEXEC | SOCK_NONBLOCK))
+#define SAT_UNKNOWN_BITS	(~SAT_KNOWN_TYPE_BITS & 0x7fffffffu)
+/* The lowest and the highest set bit of @x (not 0). */
+#define SAT_LOWEST_BIT(x)	((x) & -(x))
+#define SAT_HIGHEST_BIT(x)	(1u << (31 - __builtin_clz(x)))
+/* The lowest unknown bit above @bit, 0 if none. */
+#define SAT_UNKNOWN_ABOVE(bit)	\
+	SAT_LOWEST_BIT(SAT_UNKNOWN_BITS & ~((unsigned int)(bit) * 2 - 1))
+/* An unknown bit beside @bit: the next above, else the next below. */
+#define SAT_UNKNOWN_BESIDE(bit)						\
+	(SAT_UNKNOWN_ABOVE(bit) ? SAT_UNKNOWN_ABOVE(bit) :		\
+	 SAT_HIGHEST_BIT(SAT_UNKNOWN_BITS & ((unsigned int)(bit) - 1)))
+#define SAT_UNKNOWN_LOW		SAT_LOWEST_BIT(SAT_UNKNOWN_BITS)
+#define SAT_UNKNOWN_HIGH	SAT_HIGHEST_BIT(SAT_UNKNOWN_BITS)
+
+static const int unknown_type_bits[] = {
+	SAT_UNKNOWN_LOW,
+	SAT_UNKNOWN_BESIDE(SOCK_NONBLOCK),
+	SAT_UNKNOWN_BESIDE(SOCK_CLOEXEC),
+	SAT_UNKNOWN_HIGH,
+};
+
+/* A chosen bit that socket(2) knows on this arch fails the build. */
+#define SAT_ASSERT_UNKNOWN(bit)						\
+	_Static_assert((bit) && !((bit) & ((bit) - 1)) &&		\
+		       !((bit) & SAT_KNOWN_TYPE_BITS) &&		\
+		       (bit) <= 0x40000000u,				\
+		       #bit " is not one unknown type bit on this arch")
+SAT_ASSERT_UNKNOWN(SAT_UNKNOWN_LOW);
+SAT_ASSERT_UNKNOWN(SAT_UNKNOWN_BESIDE(SOCK_NONBLOCK));
+SAT_ASSERT_UNKNOWN(SAT_UNKNOWN_BESIDE(SOCK_CLOEXEC));
+SAT_ASSERT_UNKNOWN(SAT_UNKNOWN_HIGH);
 
 static bool unknown_type_bit(int bit)
 {
-	return !(bit & (SOCK_CLOEXEC | SOCK_NONBLOCK | 0xf));
+	return bit && !((unsigned int)bit & SAT_KNOWN_TYPE_BITS);
 }
+
+/* htons() of a constant, in a static initializer: on every byte order. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SAT_HTONS(x)	((unsigned short)((((x) & 0xff) << 8) | ((x) >> 8 & 0xff)))
+#else
+#define SAT_HTONS(x)	((unsigned short)(x))
+#endif
 
 /*
  * "here": the test's private netns, lo up; "a": a second netns that only
@@ -262,6 +345,7 @@ TEST_F(sat_no_net_ns, minus_one_is_socket)
 {
 	struct stat st;
 
+	NSFD_SKIP_IF(return, nsfd_why_no_af_unix());
 	self->fd = sys_socketat(-1, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	ASSERT_GE(self->fd, 0);
 	ASSERT_EQ(fstat(self->fd, &st), 0);
@@ -483,7 +567,8 @@ static int sat_become_with_caps(uid_t uid, __u64 caps)
 #define SAT_NO_ANSWER	(-2)
 
 /*
- * socketat(@fd, AF_UNIX, SOCK_DGRAM, 0) and then setns(@fd, CLONE_NEWNET),
+ * socketat(@fd, sat_family(), SOCK_DGRAM, 0) and then setns(@fd,
+ * CLONE_NEWNET),
  * side by side in one child of the caller (setns moves it), so both run
  * with the same credentials on the same fd. @res[0] for socketat, @res[1]
  * for setns: 0 when it reached the netns whose cookie is @cookie,
@@ -504,7 +589,7 @@ static void sat_side_by_side(int fd, __u64 cookie, int res[2])
 		__u64 got = 0;
 
 		close(pipefd[0]);
-		r[0] = sat_try(fd, AF_UNIX, SOCK_DGRAM, &got);
+		r[0] = sat_try(fd, sat_family(), SOCK_DGRAM, &got);
 		if (!r[0] && got != cookie)
 			r[0] = SAT_WRONG_NETNS;
 		r[1] = setns(fd, CLONE_NEWNET) ? errno : 0;
@@ -575,7 +660,7 @@ static const struct sat_triple {
 	{ AF_INET, SOCK_STREAM, IPPROTO_MAX },	/* EINVAL */
 	{ AF_INET, -1, 0 },			/* EINVAL */
 	{ AF_INET, SOCK_PACKET + 1, 0 },	/* EINVAL: >= SOCK_MAX */
-	{ AF_INET, SOCK_STREAM | 0x10, 0 },	/* EINVAL: unknown flag */
+	{ AF_INET, SOCK_STREAM | SAT_UNKNOWN_LOW, 0 },	/* EINVAL: unknown flag */
 	{ AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0 },
 	{ AF_INET6, SOCK_STREAM, 0 },
 	{ AF_INET6, SOCK_DGRAM, IPPROTO_TCP },	/* EPROTONOSUPPORT */
@@ -649,7 +734,18 @@ TEST_F(sat, netns_fd_gives_the_targets_cookie)
 
 	NSFD_SKIP_IF(return, nsfd_why_not_root());
 	for (i = 0; i < ARRAY_SIZE(t); i++) {
-		__u64 cookie = cookie_of_new(self->a, t[i].family, t[i].type);
+		__u64 cookie;
+		int s = socket(t[i].family, t[i].type | SOCK_CLOEXEC, 0);
+
+		/* A family this kernel lacks (CONFIG_UNIX=n, ...): not asked. */
+		if (s < 0 && errno == EAFNOSUPPORT) {
+			TH_LOG("family %d: socket(2) gives EAFNOSUPPORT here",
+			       t[i].family);
+			continue;
+		}
+		if (s >= 0)
+			close(s);
+		cookie = cookie_of_new(self->a, t[i].family, t[i].type);
 
 		EXPECT_EQ(cookie, self->a_cookie) {
 			TH_LOG("%d/%d: cookie %llu, target %llu, caller %llu",
@@ -1184,7 +1280,7 @@ TEST_F(sat, pidfd_get_net_namespace_fd_is_a_netns_fd)
 	ASSERT_EQ(nsfd_child_finish(&h.c), 0);
 	EXPECT_EQ(sat_try(h.pidfd, AF_INET, SOCK_DGRAM, NULL), ESRCH);
 	cookie = 0;
-	EXPECT_EQ(sat_try(nsfd, AF_UNIX, SOCK_STREAM, &cookie), 0);
+	EXPECT_EQ(sat_try(nsfd, sat_family(), SOCK_DGRAM, &cookie), 0);
 	EXPECT_EQ(cookie, h.cookie);
 	close(nsfd);
 	sat_unhold(&h);
@@ -1205,7 +1301,7 @@ TEST_F(sat, siocgskns_fd_is_a_netns_fd)
 	}
 	EXPECT_EQ(nsfd_fd_ino(nsfd), nsfd_fd_ino(self->a));
 	close(s);
-	EXPECT_EQ(sat_try(nsfd, AF_UNIX, SOCK_STREAM, &cookie), 0);
+	EXPECT_EQ(sat_try(nsfd, sat_family(), SOCK_DGRAM, &cookie), 0);
 	EXPECT_EQ(cookie, self->a_cookie);
 	close(nsfd);
 
@@ -1275,7 +1371,7 @@ TEST_F(sat, uid_with_only_cap_net_admin_is_eperm)
 	ASSERT_EQ(nsfd_get_caps(), NSFD_CAP(CAP_NET_ADMIN));
 	EXPECT_EQ(sat_try(self->a, AF_INET, SOCK_DGRAM, NULL), EPERM);
 	EXPECT_EQ(sat_try(self->a, AF_UNIX, SOCK_DGRAM, NULL), EPERM);
-	EXPECT_EQ(sat_try(self->here, AF_UNIX, SOCK_DGRAM, &cookie), 0);
+	EXPECT_EQ(sat_try(self->here, sat_family(), SOCK_DGRAM, &cookie), 0);
 	EXPECT_EQ(cookie, self->here_cookie);
 }
 
@@ -1429,7 +1525,7 @@ TEST_F(sat, userns_owner_outside_is_eperm_until_it_joins)
 	EXPECT_EQ(sat_try(h.netns, AF_INET, SOCK_DGRAM, &cookie), 0);
 	EXPECT_EQ(cookie, h.cookie);
 	cookie = 0;
-	EXPECT_EQ(sat_try(h.pidfd, AF_UNIX, SOCK_STREAM, &cookie), 0);
+	EXPECT_EQ(sat_try(h.pidfd, sat_family(), SOCK_DGRAM, &cookie), 0);
 	EXPECT_EQ(cookie, h.cookie);
 	SAT_EXPECT_BOTH(h.netns, h.cookie, 0);
 	SAT_EXPECT_BOTH(h.pidfd, h.cookie, 0);
@@ -1932,8 +2028,8 @@ static struct sweep_family sweep_families[] = {
 	/* Rare: packet_release() waits for an RCU grace period. */
 	{ .family = AF_PACKET, .name = "AF_PACKET", .weight = 1, .cand = {
 		{ SOCK_RAW, 0 }, { SOCK_DGRAM, 0 },
-		{ SOCK_RAW, 0x0300 /* htons(ETH_P_ALL) */ },
-		{ SOCK_DGRAM, 0x0008 /* htons(ETH_P_IP) */ },
+		{ SOCK_RAW, SAT_HTONS(ETH_P_ALL) },
+		{ SOCK_DGRAM, SAT_HTONS(ETH_P_IP) },
 		{ SOCK_STREAM, 0 },
 		{ SOCK_SEQPACKET, 0 }, END } },
 };
@@ -2202,7 +2298,8 @@ TEST_F_TIMEOUT(sat, sweep_every_call_matches_socket_in_the_target, 180)
 	sweep_add(x, C_NOT_NS,
 		  open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC), -1,
 		  EINVAL);
-	sweep_add(x, C_NOT_NS, socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0),
+	sweep_add(x, C_NOT_NS,
+		  socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE),
 		  -1, EINVAL);
 	sweep_add(x, C_NOT_NS, eventfd(0, EFD_CLOEXEC), -1, EINVAL);
 	ASSERT_EQ(pipe2(pipefd, O_CLOEXEC), 0);
@@ -2265,7 +2362,7 @@ TEST_F_TIMEOUT(sat, sweep_every_call_matches_socket_in_the_target, 180)
 		sweep_draw(x, &state, &t);
 		if (n.target >= 0) {
 			a = sweep_answer(x, n.target, &t);
-			ASSERT_NE(NULL, a) {
+			ASSERT_TRUE(a != NULL) {
 				TH_LOG("setns dance into target %d: %s",
 				       n.target, strerror(errno));
 			}

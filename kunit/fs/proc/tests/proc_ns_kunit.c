@@ -23,7 +23,6 @@
 #include <linux/cgroup.h>
 #include <linux/completion.h>
 #include <linux/cred.h>
-#include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/fs_struct.h>
@@ -807,51 +806,37 @@ static void proc_ns_kunit_target_release(struct kunit *test,
  * task_struct, then cred); the bound leaves room for a deeper one.
  */
 #define PROC_NS_KUNIT_RCU_STAGES 4
-/*
- * ipc, net and user namespaces are then freed from a work item, which
- * nothing here can wait for (see proc_ns_kunit_wait_uncharged()): at most
- * this long, reading the count every PROC_NS_KUNIT_POLL_MS.
- */
-#define PROC_NS_KUNIT_FREE_WAIT_MS 10000
-#define PROC_NS_KUNIT_POLL_MS 10
 
 /*
- * The count @charged of namespaces of @t's type charged to its owner,
- * once what the release of the target set off has run, waited for by
- * its events where it has one:
+ * Wait, event by event, for what the release of @t set off:
  * - uts, mnt, cgroup and time namespaces are freed by the last put
  *   itself;
  * - a task in the target (pid, user) was reaped by
  *   proc_ns_kunit_target_release();
  * - the RCU callbacks those leave behind: rcu_barrier() returns once
  *   every callback queued before it has run, so one per stage;
- * - ipc, net and user namespaces are freed from a work item:
- *   free_ipc_work on system_wq, cleanup_net() on netns_wq, the
- *   namespace's own work on system_wq. None can be waited for from
- *   here: the first two are static to their files, the third is freed
- *   by the function it runs (flush_work() on it would read freed
- *   memory), and flushing a system-wide workqueue is not allowed. The
- *   count is what that work does last (dec_ucount(), after the free),
- *   and the owner is the case's own, so only this free can make it
- *   zero; a work item still queued after PROC_NS_KUNIT_FREE_WAIT_MS on a
- *   kernel that runs nothing else is stuck, a failure as well.
+ * - ipc and net namespaces are freed from a work item, free_ipc_work and
+ *   cleanup_net() on netns_wq: waited for by flushing that work
+ *   (ipc_ns_kunit_flush_free(), net_ns_kunit_flush_cleanup());
+ * - a user namespace is freed by its own work item, which frees the
+ *   work with it: the case holds the last reference and runs that work
+ *   itself (proc_ns_last_put_frees_the_namespace()).
+ * Then what the free does last, dec_ucount(), has been done.
  */
-static long proc_ns_kunit_wait_uncharged(struct proc_ns_kunit_target *t,
-					 atomic_long_t *charged)
+static void proc_ns_kunit_wait_freed(struct proc_ns_kunit_target *t)
 {
-	unsigned long deadline;
 	int i;
 
-	for (i = 0; i < PROC_NS_KUNIT_RCU_STAGES && atomic_long_read(charged);
-	     i++)
+	for (i = 0; i < PROC_NS_KUNIT_RCU_STAGES; i++)
 		rcu_barrier();
-	if (t->ops->type != CLONE_NEWIPC && t->ops->type != CLONE_NEWNET &&
-	    t->ops->type != CLONE_NEWUSER)
-		return atomic_long_read(charged);
-	deadline = jiffies + msecs_to_jiffies(PROC_NS_KUNIT_FREE_WAIT_MS);
-	while (atomic_long_read(charged) && time_before(jiffies, deadline))
-		msleep(PROC_NS_KUNIT_POLL_MS);
-	return atomic_long_read(charged);
+#ifdef CONFIG_IPC_NS
+	if (t->ops->type == CLONE_NEWIPC)
+		ipc_ns_kunit_flush_free();
+#endif
+#ifdef CONFIG_NET_NS
+	if (t->ops->type == CLONE_NEWNET)
+		net_ns_kunit_flush_cleanup();
+#endif
 }
 #endif
 
@@ -866,6 +851,7 @@ static void proc_ns_last_put_frees_the_namespace(struct kunit *test)
 #ifdef CONFIG_USER_NS
 	struct proc_ns_kunit_target *t = __proc_ns_kunit_target(test, true);
 	enum ucount_type type = proc_ns_kunit_ucount_type(t->ops->type);
+	struct user_namespace *userns = NULL;
 	struct ucounts *uc;
 
 	/* Namespaces of the case are charged to the kthread's euid, 0. */
@@ -877,10 +863,28 @@ static void proc_ns_last_put_frees_the_namespace(struct kunit *test)
 						  uc));
 	KUNIT_ASSERT_GE(test, atomic_long_read(&uc->ucount[type]), 1);
 
+	/*
+	 * __put_user_ns() only queues the namespace's work, which frees the
+	 * work with the namespace: nothing can wait for it from outside.
+	 * Hold a reference of our own, and once everything else has let
+	 * go, drop it as put_user_ns() would and run that work here.
+	 */
+	if (t->ops->type == CLONE_NEWUSER) {
+		userns = container_of(t->target, struct user_namespace, ns);
+		get_user_ns(userns);
+	}
 	proc_ns_kunit_target_release(test, t);
-	KUNIT_EXPECT_EQ_MSG(test,
-			    proc_ns_kunit_wait_uncharged(t, &uc->ucount[type]),
-			    0L,
+	proc_ns_kunit_wait_freed(t);
+	if (userns) {
+		unsigned int left = refcount_read(&userns->ns.count);
+
+		if (refcount_dec_and_test(&userns->ns.count))
+			userns->work.func(&userns->work);
+		KUNIT_EXPECT_EQ_MSG(test, left, 1U,
+				    "user: %u references left after its release",
+				    left - 1);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, atomic_long_read(&uc->ucount[type]), 0L,
 			    "%s: still charged to its owner after its last put",
 			    t->ops->name);
 #else
