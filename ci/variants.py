@@ -25,6 +25,8 @@ test-all run these lists and that .github/workflows/nsfd.yml and
 import os
 import sys
 
+from ci.results.model import ExitCode
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MATRIX = os.path.join(TOP, 'kunit-configs', 'matrix')
 
@@ -89,10 +91,10 @@ def variants():
 def main(argv):
     if len(argv) > 1:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
-        return 2
+        return ExitCode.ENVIRONMENT
     for n, c in variants():
         print('%s\t%s' % (n, c))
-    return 0
+    return ExitCode.PASS
 
 
 if __name__ == '__main__':

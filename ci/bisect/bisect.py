@@ -39,6 +39,7 @@ import time
 
 import ci
 from ci.pipeline import arches, procs, runlog
+from ci.results import atomic, resultsfile
 from . import judge  # each step's decision
 
 TOP = ci.TOP
@@ -158,13 +159,16 @@ class Bisection:
         rc = tee(cmd, step_log, PROGRESS, '    ')
         secs = int(time.monotonic() - t0)
         kept = os.path.join(OUT, 'steps', commit + '.json')
-        try:
-            with open(results, 'rb') as src, open(kept, 'wb') as dst:
-                dst.write(src.read())
-        except OSError:
-            pass
+        # A results.json is taken only with the files written with it
+        # (ci/results/resultsfile.py); without them the step judged nothing.
+        taken, why = resultsfile.load(os.path.dirname(results))
+        if taken is not None:
+            atomic.write_json(kept, taken)
         doc = judge.load(self.steps)
-        said, lines = judge.judge(rc, kept, self.o['test'], doc.get('deciding', []))
+        said, lines = judge.judge(rc, kept if taken is not None else None, self.o['test'],
+                                  doc.get('deciding', []))
+        if taken is None and os.path.exists(results):
+            said, lines = 'abort', ['(%s)' % why]
         doc['steps'].append({'commit': commit, 'subject': subject, 'verdict': said, 'exit': rc,
                              'seconds': secs, 'step': label.rstrip(':'), 'failed': lines})
         judge.save(self.steps, doc)

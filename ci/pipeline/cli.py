@@ -48,7 +48,8 @@ import time
 
 import ci
 from ci import variants
-from ci.results import merge, report
+from ci.results import merge
+from ci.results.model import ExitCode, exit_of, machine_fault, verdict
 from . import arches, kernel, procs, runlog
 from .runlog import EnvError, Say, now, since
 from .variant import Run, Variant
@@ -60,7 +61,7 @@ CI = os.path.join(TOP, 'ci')
 def usage():
     sys.stderr.write(__doc__.split('\n\n')[1] + '\n')
     print(runlog.NOTHING_JUDGED, flush=True)
-    return 2
+    return ExitCode.ENVIRONMENT
 
 
 def setup_env():
@@ -212,7 +213,7 @@ def cmd_test(say, o):
     # Before the robot, which writes out/series/ (a case of the tests reads it).
     codes = [procs.status(pipeline.wait())]
     if codes[-1]:
-        say('pipeline: its own tests %s' % ('failed' if codes[-1] == 1 else
+        say('pipeline: its own tests %s' % ('failed' if codes[-1] == ExitCode.FAIL else
                                             'could not run (exit %d)' % codes[-1]))
     say('robot: the mailed series on pristine 6.12, kselftest\'s own runner')
     robot = variants.ROBOT
@@ -224,7 +225,7 @@ def cmd_test(say, o):
                                pass_fds=(procs.LOCK_FD,)))
     finally:
         run.finish_pending()
-    if codes[-1] not in (0, 1, 125):
+    if codes[-1] not in (ExitCode.PASS, ExitCode.FAIL, ExitCode.NOT_BUILT):
         say('robot: ended with exit %d (environment): make test\'s exit counts it' % codes[-1])
     # The robot clears out/robot-ARCH/ before its first step: a results.json
     # there is this run's, and none is 2 (report.py summary).
@@ -234,7 +235,7 @@ def cmd_test(say, o):
         run_variants(run, fan_out, results)
         run.finish_pending()
     say('test: done in %s s' % since(start))
-    return report.verdict([summary(*results)] + codes)
+    return verdict([summary(*results)] + codes)
 
 
 def cmd_bench(say, o):
@@ -252,7 +253,7 @@ def cmd_cc(_say, o):
     for k in sorted(os.environ):
         if k.startswith('CCACHE_'):
             print('%s=%s' % (k, os.environ[k]))
-    return 0
+    return ExitCode.PASS
 
 
 COMMANDS = {'run': cmd_run, 'guest': lambda say, o: cmd_run(say, o, guest_only=True),
@@ -280,19 +281,29 @@ def main(argv):
         # runner (ci/pipeline/robot.py).
         if cmd == 'robot':
             from . import robot
-            return robot.main(say, argv[1:])
+            return four_codes(say, cmd, robot.main(say, argv[1:]))
         parsed = parse(argv)
         if not parsed or parsed[0] not in COMMANDS:
             return usage()
-        return COMMANDS[parsed[0]](say, parsed[1])
+        return four_codes(say, cmd, COMMANDS[parsed[0]](say, parsed[1]))
     except EnvError as e:
         say(str(e))
     except Exception as e:  # a fault of the pipeline itself judged nothing
         import traceback
         traceback.print_exc(file=sys.stdout)
-        fault = report.machine_fault(e)
+        fault = machine_fault(e)
         say('environment error: %s: nothing was judged' % fault if fault else
             'the pipeline itself raised an exception (above): nothing was judged; '
             'please report it with this log')
     print(runlog.NOTHING_JUDGED, flush=True)
-    return 2
+    return ExitCode.ENVIRONMENT
+
+
+def four_codes(say, cmd, rc):
+    """RC as one of the four codes: a status that is none of them (a
+    child killed by a signal: 137) is 2, and the run says why."""
+    code, cause = exit_of(rc)
+    if cause:
+        say('%s: %s: nothing was judged' % (cmd, cause))
+        print(runlog.NOTHING_JUDGED, flush=True)
+    return code

@@ -14,7 +14,7 @@ import re
 import shutil
 import subprocess
 
-from ci.results import identity, report
+from ci.results import expected, identity
 from . import bootwatch, decide, kunitconfig, machine, procs
 from .kunit_objects import rows as kunit_object_rows
 from .runlog import EnvError, Stage, now, since, show_tail
@@ -287,7 +287,7 @@ def _kunit_objects(kunit_dir):
     except (OSError, UnicodeError) as e:
         raise EnvError('%s cannot read %s: %s' % (helper, kunit_dir, e))
     try:
-        declared = report.expected_kunit_suites(os.path.dirname(kunit_dir))
+        declared = expected.kunit_suites(os.path.dirname(kunit_dir))
     except ValueError as e:
         raise EnvError(str(e))
     listed = {s for row in rows for s in row[3]}

@@ -43,7 +43,7 @@ import subprocess
 import time
 
 import ci
-from ci.results import report
+from ci.results import collect
 from . import arches, decide, kernel, machine, procs, qemu, runlog
 from .runlog import EnvError, Stage, now, since
 
@@ -333,7 +333,7 @@ class Robot:
 
 def read(path):
     """PATH's text, '' when there is none."""
-    return report.read(path) or ''
+    return collect.read(path) or ''
 
 
 def main(say, argv):

@@ -29,6 +29,8 @@ import sys
 
 from . import console
 
+from ci.results.model import ExitCode
+
 BANNER = re.compile(rb'Linux version [\x20-\x7e]{1,500}\n\0')
 GUEST_INIT = re.compile(r'^nsfd-init: ', re.M)
 # A kernel message may land inside the init's line: "nsfd-init: kernel
@@ -182,7 +184,7 @@ def main(argv):
     if len(argv) >= 4 and argv[1] == 'kernel':
         json.dump(kernel(argv[2], argv[3]), sys.stdout, indent=1)
         print()
-        return 0
+        return ExitCode.PASS
     if len(argv) in (4, 5) and argv[1] == 'check':
         with open(argv[2], errors='replace') as f:
             text = f.read()
@@ -195,10 +197,10 @@ def main(argv):
         why = check(text, ident, initramfs, guest=len(argv) == 5)
         if why:
             print('identity: %s: %s' % (argv[2], why))
-            return 2
-        return 0
+            return ExitCode.ENVIRONMENT
+        return ExitCode.PASS
     print(__doc__.strip().split('usage:')[1], file=sys.stderr)
-    return 2
+    return ExitCode.ENVIRONMENT
 
 
 if __name__ == '__main__':

@@ -14,6 +14,8 @@ printed. Line breaks and indentation in the message do not matter.
 import re
 import sys
 
+from ci.results.model import ExitCode
+
 FINDING = re.compile(r'^.*?:\d+: (?:ERROR|WARNING|CHECK): (.*)$')
 
 
@@ -45,13 +47,13 @@ def judge(mail, findings):
 def main(argv):
     if len(argv) != 2:
         print(__doc__.strip(), file=sys.stderr)
-        return 2
+        return ExitCode.ENVIRONMENT
     with open(argv[1], errors='replace') as f:
         ok, bad = judge(f.read(), sys.stdin.read())
     print('%d explained' % ok)
     for line in bad:
         print(line)
-    return 1 if bad else 0
+    return ExitCode.FAIL if bad else ExitCode.PASS
 
 
 if __name__ == '__main__':

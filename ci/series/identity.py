@@ -24,6 +24,8 @@ import re
 import subprocess
 import sys
 
+from ci.results.model import ExitCode
+
 HINT = ('Set yours (the name and address you sign your kernel patches with):\n'
         '    git config --global user.name "Your Name"\n'
         '    git config --global user.email "you@your.domain"\n'
@@ -140,16 +142,16 @@ def main(argv):
         ident, why = sender(argv[2] if len(argv) == 3 else '.')
         if not ident:
             print(why, file=sys.stderr)
-            return 2
+            return ExitCode.ENVIRONMENT
         print(ident)
-        return 0
+        return ExitCode.PASS
     if len(argv) in (3, 4) and argv[1] == 'sign' and (len(argv) == 3 or argv[2] == '--unchecked'):
         why = is_placeholder(*split_ident(argv[-1]))
         if why and len(argv) == 3:
             print('series: will not sign with %r: %s' % (argv[-1], why), file=sys.stderr)
-            return 2
+            return ExitCode.ENVIRONMENT
         sys.stdout.write(sign(sys.stdin.read(), argv[-1]))
-        return 0
+        return ExitCode.PASS
     if len(argv) >= 3 and argv[1] == 'check':
         found = 0
         for path in argv[2:]:
@@ -160,9 +162,9 @@ def main(argv):
         if found:
             print('series: %d placeholder identities in the mail; it is not written' % found,
                   file=sys.stderr)
-        return 2 if found else 0
+        return ExitCode.ENVIRONMENT if found else ExitCode.PASS
     print(__doc__.strip(), file=sys.stderr)
-    return 2
+    return ExitCode.ENVIRONMENT
 
 
 if __name__ == '__main__':

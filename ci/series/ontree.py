@@ -35,6 +35,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 from ci.series import renumber  # noqa: E402
+from ci.results.model import ExitCode
 
 # The applied commits are the same for the same inputs: a fixed committer
 # and date (the authors and author dates are the patches').
@@ -267,12 +268,12 @@ class Tree:
 def main(argv):
     if len(argv) != 3 or argv[1] not in ('prepare', 'where'):
         print(__doc__.split('\n\n')[1], file=sys.stderr)
-        return 2
+        return ExitCode.ENVIRONMENT
     t = Tree(argv[2])
     try:
         if argv[1] == 'where':
             print(t.where())
-            return 0
+            return ExitCode.PASS
         return t.prepare()
     except Exit as e:
         for line in e.lines:
@@ -280,7 +281,7 @@ def main(argv):
         return e.code
     except OSError as e:
         print('series: %s' % e, file=sys.stderr)
-        return 2
+        return ExitCode.ENVIRONMENT
 
 
 if __name__ == '__main__':

@@ -14,6 +14,7 @@ import sys
 import tempfile
 import unittest
 
+import ci
 from ci.series import explained, identity, wiring
 from ci.tests import waits
 
@@ -59,8 +60,7 @@ class SenderIdentity(unittest.TestCase):
     def sender(self, name=None, email=None):
         g = GitConfig(self.tmp, name, email)
         # A directory outside any repository: the global config alone.
-        return run([sys.executable, '-B', os.path.join(CI, 'series', 'identity.py'), 'sender',
-                    g.home], g.env, cwd=g.home)
+        return run(ci.command('ci.series.identity', 'sender', g.home), g.env, cwd=g.home)
 
     def test_no_identity_is_exit_2_with_how_to_set_it(self):
         out = self.sender()
@@ -182,7 +182,7 @@ class SignOff(unittest.TestCase):
                          msg + 'Signed-off-by: %s\n' % self.ME)
 
     def test_sign_refuses_a_placeholder_unless_unchecked(self):
-        cmd = [sys.executable, '-B', os.path.join(CI, 'series', 'identity.py'), 'sign']
+        cmd = ci.command('ci.series.identity', 'sign')
         out = subprocess.run(cmd + ['%s <%s>' % SEED], input='x\n', capture_output=True, text=True)
         self.assertEqual(out.returncode, 2)
         out = subprocess.run(cmd + ['--unchecked', 'nsfd robot <robot@localhost>'], input='x\n',
