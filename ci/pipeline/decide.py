@@ -198,6 +198,45 @@ def build_fault(rc, log_text, kills=()):
     return None
 
 
+# kunit.py (kunit_kernel.py's validate_config): a symbol of the
+# .kunitconfig that olddefconfig did not keep, then "Missing: CONFIG_X=y, ...".
+KCONFIG_NOT_KEPT = re.compile(r'Not all Kconfig options selected in kunitconfig were in the '
+                              r'generated \.config')
+KCONFIG_MISSING = re.compile(r'Missing: (.*)$', re.M)
+
+
+def kconfig_missing(log_text):
+    """The symbols (without CONFIG_) kunit.py said the generated .config
+    lacks, in order; [] when it said no such thing."""
+    m = KCONFIG_NOT_KEPT.search(log_text)
+    if not m:
+        return []
+    miss = KCONFIG_MISSING.search(log_text, m.end())
+    return list(dict.fromkeys(re.findall(r'CONFIG_(\w+)', miss.group(1)))) if miss else []
+
+
+def misspelled_symbols(missing, declared, reference_declared=None):
+    """The symbols of MISSING that are our input's fault: declared by no
+    Kconfig of the tree under test (DECLARED) nor of the reference tree
+    (REFERENCE_DECLARED, the patched 6.12; None when there is none to
+    ask, and then a symbol the tree under test lacks may be one it never
+    had: not ours to call misspelled). A symbol the tree declares but
+    could not set (an unsatisfied dependency), or that only the tree
+    under test lacks, is the tree's: build-failed (125), as before."""
+    if reference_declared is None:
+        return []
+    return [s for s in missing if s not in declared and s not in reference_declared]
+
+
+def kconfig_typo(symbols, where):
+    """The env-error Stage of SYMBOLS no Kconfig declares; WHERE:
+    symbol -> the fragments that set it."""
+    return Stage('env-error', '; '.join(
+        'CONFIG_%s (%s) is declared by no Kconfig: a misspelled symbol in nsfd\'s own '
+        'fragments, our input is wrong, not the tree' % (s, ', '.join(where.get(s, [])) or
+                                                        'kunit-configs/') for s in symbols))
+
+
 def ccache_line(before, after):
     """The hit rate of one build from ccache's counters before and after
     ((hits, misses) pairs)."""

@@ -47,6 +47,9 @@ class Run:
         # Judged as our own tree (report.py --patched): the tarball with
         # patches/, or a KERNEL_SRC that carries the series (--with-series).
         self.patched = not kernel_src or with_series
+        # The tree a symbol of nsfd's fragments must be declared in, when
+        # the tree under test lacks it (kernel.kconfig_verdict).
+        self.reference_src = os.path.join(top, 'build', 'patched', 'src')
         self.guest_uid, self.guest_only = guest_uid, guest_only
         self.jobs = procs.make_jobs()
         self.overlap = False

@@ -183,6 +183,52 @@ class Faults(unittest.TestCase):
         self.assertTrue(failed)
         self.assertEqual({n for n in failed if not n.startswith('expected.kselftest.')}, set())
 
+    def kconfig_world(self, with_series, tree_declares=(), reference_declares=None):
+        """A world whose tree's Kconfig declares TREE_DECLARES and whose
+        reference tree (the patched 6.12) REFERENCE_DECLARES (None: no
+        reference tree on this machine)."""
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        world = World(tmp, with_series=with_series)
+        self.addCleanup(world.stream.close)
+        for where, names in ((world.run.src, tree_declares),
+                             (os.path.join(tmp, 'reference'), reference_declares)):
+            if names is not None:
+                os.makedirs(where, exist_ok=True)
+                with open(os.path.join(where, 'Kconfig'), 'w') as f:
+                    f.write(''.join('config %s\n\tbool\n' % n for n in names))
+        world.run.reference_src = os.path.join(tmp, 'reference')
+        return world
+
+    def test_a_misspelled_symbol_in_nsfds_own_fragments_is_2_naming_it(self):
+        # kunit.py: "Not all Kconfig options selected in kunitconfig were in
+        # the generated .config" for a symbol that no Kconfig declares, in
+        # the tree under test or the patched 6.12: our input is wrong (on
+        # 742e786 it was 125, "the kernel does not build", naming nothing).
+        for with_series, reference in ((True, None), (False, ['NET_NS'])):
+            with self.subTest(with_series=with_series):
+                world = self.kconfig_world(with_series, ['NET_NS'], reference)
+                rc = world.go(FAKE_KUNIT_BUILD='kconfig:TIME_NS')
+                self.assertEqual(rc, 2, world.progress())
+                status, detail = world.stages()['kernel']
+                self.assertEqual(status, 'env-error')
+                self.assertEqual(detail, 'CONFIG_TIME_NS (kunit-configs/nsfd.kunitconfig) is '
+                                         "declared by no Kconfig: a misspelled symbol in nsfd's "
+                                         'own fragments, our input is wrong, not the tree')
+
+    def test_a_symbol_the_tree_under_test_lacks_is_125_as_before(self):
+        # The tree declares it but cannot set it (its dependencies), or
+        # another tree lacks what the patched 6.12 has, or there is no
+        # reference tree to ask: the tree's, not ours (build-failed).
+        for with_series, tree, reference in ((True, ['TIME_NS'], None),
+                                             (False, [], ['TIME_NS']),
+                                             (False, [], None)):
+            with self.subTest(with_series=with_series, tree=tree, reference=reference):
+                world = self.kconfig_world(with_series, tree, reference)
+                rc = world.go(FAKE_KUNIT_BUILD='kconfig:TIME_NS')
+                self.assertEqual(rc, 125, world.progress())
+                self.assertEqual(world.stages()['kernel'][0], 'build-failed')
+
     def test_the_fake_world_passes_without_a_fault(self):
         rc, stages = self.base_rc, self.base.stages()
         self.assertEqual(rc, 0, self.base.progress())
