@@ -38,6 +38,7 @@ import sys
 import time
 
 import ci
+from ci import variants
 from ci.pipeline import arches, procs, runlog
 from ci.results import atomic, resultsfile
 from . import judge  # each step's decision
@@ -138,7 +139,7 @@ def tee(cmd, log_path, shown, indent='', **kw):
 class Bisection:
     def __init__(self, o):
         self.o = o
-        self.variant = o['arch'] + ('-debug' if o['debug'] else '')
+        self.variant = variants.name(o['arch'], o['debug'], '')
         self.steps = os.path.join(OUT, 'steps.json')
         self.nsfd = os.path.join(CI, 'nsfd')
 

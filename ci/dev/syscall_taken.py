@@ -16,16 +16,14 @@ import subprocess
 import sys
 
 import ci
-from ci.series import renumber
+from ci.series import patch_list, renumber
 
 TOP = ci.TOP
 
 
 def wiring():
     """The Wiring of the series' wiring patch (patches/series)."""
-    with open(os.path.join(TOP, 'patches', 'series')) as f:
-        names = [l.strip() for l in f if l.strip() and not l.startswith('#')]
-    for name in names:
+    for name in patch_list.read(TOP):
         with open(os.path.join(TOP, 'patches', name), errors='surrogateescape') as f:
             w = renumber.Wiring.of(f.read())
         if w:

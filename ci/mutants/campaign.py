@@ -45,10 +45,10 @@ import sys
 import time
 
 import ci
+from ci import variants
 from ci.pipeline import procs, runlog
-from . import mutant  # parse, check, record, score
-
 from ci.results.model import ExitCode
+from . import mutant  # parse, check, record, score
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = ci.TOP
@@ -121,7 +121,7 @@ def verdict(rc, applied, tree_failed):
 def run_nsfd(log, mutant_file, arch, config):
     """ci/nsfd run ARCH [--config CONFIG], with NSFD_MUTANT=MUTANT_FILE if
     given, its output to LOG; its exit status."""
-    out = os.path.join(TOP, 'out', arch + ('-' + config if config else ''))
+    out = os.path.join(TOP, 'out', variants.name(arch, False, config))
     try:
         os.unlink(os.path.join(out, 'results.json'))
     except OSError:
@@ -215,7 +215,7 @@ def campaign():
         t = time.monotonic()
         rc = run_nsfd(log, f, arch, config)
         secs = since(t)
-        out = os.path.join(TOP, 'out', arch + ('-' + config if config else ''), 'results.json')
+        out = os.path.join(TOP, 'out', variants.name(arch, False, config), 'results.json')
         if os.path.isfile(out):
             shutil.copy(out, kept)
         with open(log, errors='replace') as fh:

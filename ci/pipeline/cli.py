@@ -200,7 +200,7 @@ def cmd_test(say, o):
     say('pipeline: testing the pipeline itself (ci/tests), beside the tree and the first kernel')
     os.makedirs(os.path.join(TOP, 'out', 'pipeline'), exist_ok=True)
     # The exits of make test's children count beside their results.json
-    # (report.verdict): a child that ended without writing its own (an
+    # (model.verdict): a child that ended without writing its own (an
     # environment error, a signal) is 2, never a stale file's verdict.
     # The pipeline's tests wait for events, never for a time
     # (ci/tests/waits.py), so they run beside the builds, not before them.

@@ -12,7 +12,7 @@ A machine fault is env-error with its cause named, never fail, timeout or
 build-failed: a process the kernel's OOM killer took (the host's kernel
 log, read by ci/pipeline/machine.py, names it), a full disk, a tool that
 is not installed (build_fault, sigkill_before_limit, machine_end,
-missing_tool; ci/results/report.py's machine_fault for an exception).
+missing_tool; ci/results/model.py's machine_fault for an exception).
 docs/exit-codes.md has each situation's code on every path.
 """
 

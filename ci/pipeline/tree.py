@@ -1,5 +1,6 @@
-"""The kernel tree every variant builds from (DESIGN.md §3, stage 2), as a
-git repository: build/patched/src, or build/ext/src for KERNEL_SRC.
+"""The kernel tree every variant builds from (docs/design.md, "How a run
+flows"), as a git repository: build/patched/src, or build/ext/src for
+KERNEL_SRC.
 
 Without KERNEL_SRC: unpack Debian's linux-source-6.12 into DEST (once per
 tarball; every file gets the time of unpacking, never the archive's, so a
@@ -56,6 +57,7 @@ import stat
 import subprocess
 import sys
 
+from ci.series import patch_list
 from . import procs
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -100,17 +102,6 @@ class Failed(Exception):
 
 
 # Decisions on the inputs, pure functions.
-
-def series_files(text):
-    """The patch files patches/series (TEXT) names, in order: one name a
-    line (its first word), # comments."""
-    names = []
-    for line in text.splitlines():
-        words = line.split('#', 1)[0].split()
-        if words:
-            names.append(words[0])
-    return names
-
 
 def kunit_patches(text):
     """kunit/patches (TEXT): one (message file, [tree path...]) a line, #
@@ -399,7 +390,7 @@ class Tree:
 
     def apply_series(self):
         series = _read(os.path.join(self.top, 'patches', 'series'))
-        names = series_files(series.decode(errors='surrogateescape'))
+        names = patch_list.names(series.decode(errors='surrogateescape'))
         h = hashlib.sha256(self.g('rev-parse', 'nsfd-base').encode())
         h.update(series)
         for p in names:

@@ -34,7 +34,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
-from ci.series import renumber  # noqa: E402
+from ci.series import patch_list, renumber  # noqa: E402
 from ci.results.model import ExitCode
 
 # The applied commits are the same for the same inputs: a fixed committer
@@ -55,13 +55,6 @@ class Exit(Exception):
 
 
 # Decisions, pure functions.
-
-def series_files(text):
-    """The patch files patches/series (TEXT) names: the first word of
-    each line, # comments."""
-    return [l.split('#', 1)[0].split()[0] for l in text.splitlines()
-            if l.split('#', 1)[0].split()]
-
 
 def failed_files(output, unmerged=()):
     """The files a failed `git am -3` names in OUTPUT, and UNMERGED (what
@@ -204,7 +197,7 @@ class Tree:
         shutil.rmtree(pd, ignore_errors=True)
         os.makedirs(pd)
         with open(os.path.join(self.patches, 'series')) as f:
-            names = series_files(f.read())
+            names = patch_list.names(f.read())
         shutil.copy(os.path.join(self.patches, 'series'), pd)
         wiring = n = None
         for name in names:

@@ -770,12 +770,13 @@ class Decisions(unittest.TestCase):
 
     def test_a_merge_on_a_full_disk_is_2_and_says_so(self):
         with tempfile.TemporaryDirectory() as d:
-            os.makedirs(os.path.join(d, 'merged'))
-            os.symlink('/dev/full', os.path.join(d, 'merged', 'kcidb.json'))
+            # kcidb.json meets a full disk (fakes/site/sitecustomize.py).
             run = subprocess.run(ci.command('ci.results.merge', '--out', os.path.join(d, 'merged'),
-                                            os.path.join(d, 'none')), capture_output=True, text=True)
+                                            os.path.join(d, 'none')), capture_output=True, text=True,
+                                 env=dict(os.environ, FAKE_ENOSPC='kcidb.json', PYTHONPATH=os.pathsep.join(
+                                     [TOP, os.path.join(FAKES, 'site')])))
         self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
-        self.assertIn('merge: failed (the machine: no space left on device)', run.stdout)
+        self.assertIn('merge: failed (the machine: no space left on device (writing ', run.stdout)
         self.assertEqual(run.stdout.splitlines()[-1], 'nsfd: 0 passed, 0 failed, 0 skipped')
 
     # Fail closed, decided.
