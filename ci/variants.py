@@ -89,9 +89,10 @@ def variants():
 
 
 def main(argv):
-    if len(argv) > 1:
-        print(__doc__.strip().splitlines()[2], file=sys.stderr)
-        return ExitCode.ENVIRONMENT
+    from ci import args
+    _, code = args.parse(args.parser('ci/nsfd variants', __doc__), argv[1:])
+    if code is not None:
+        return code
     for n, c in variants():
         print('%s\t%s' % (n, c))
     return ExitCode.PASS

@@ -22,6 +22,7 @@ import os
 import re
 import sys
 
+from ci import args as cli_args
 from ci.results import atomic, resultsfile
 from ci.results.model import ExitCode
 
@@ -149,10 +150,9 @@ def parser():
 
 
 def main(argv):
-    try:
-        a = parser().parse_args(argv[1:])
-    except SystemExit as e:
-        return ExitCode.ENVIRONMENT if e.code else ExitCode.PASS
+    a, code = cli_args.parse(parser(), argv[1:])
+    if a is None:
+        return code
     if a.cmd == 'failed':
         print('\n'.join(failed(a.results, a.pattern)))
     elif a.cmd == 'deciding':

@@ -45,7 +45,7 @@ import sys
 import time
 
 import ci
-from ci import variants
+from ci import args as ci_args, variants
 from ci.pipeline import procs, runlog
 from ci.results.model import ExitCode
 from . import mutant  # parse, check, record, score
@@ -265,9 +265,9 @@ def applied_in_tree(path):
 
 
 def main(argv):
-    if len(argv) > 1:
-        sys.stderr.write(__doc__.split('\n\n')[1] + '\n')
-        return ExitCode.ENVIRONMENT
+    _, code = ci_args.parse(ci_args.parser('python3 -m ci.mutants.campaign', __doc__), argv[1:])
+    if code is not None:
+        return code
     os.environ['PYTHONDONTWRITEBYTECODE'] = '1'
     # A mutant that KUnit already caught needs no kselftest guest (a leak
     # mutant would keep the guest waiting on every "freed" deadline): its

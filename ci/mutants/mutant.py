@@ -33,6 +33,7 @@ import re
 import subprocess
 import sys
 
+from ci import args as ci_args
 from ci.results.model import ExitCode
 
 KEYS = ('file', 'find', 'replace')
@@ -276,6 +277,10 @@ def option(args, flag):
 
 
 def main(argv):
+    cmd, words = ci_args.commands('python3 -m ci.mutants.mutant', __doc__, ('apply', 'check', 'parse', 'config', 'arch', 'applied', 'record', 'summary', 'equivalents'), argv[1:])
+    if cmd is None:
+        return words
+    argv = [argv[0], cmd] + words
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
         return ExitCode.ENVIRONMENT

@@ -19,6 +19,7 @@ docs/exit-codes.md has each situation's code on every path.
 import os
 import re
 
+from ci.results.model import ExitCode
 from .runlog import Stage
 
 # timeout(1)'s own statuses: 124 the command timed out (137 when it had
@@ -44,9 +45,9 @@ def tree(rc):
     """tree.prepare's verdict (ci/pipeline/tree.py): ok; 125 the tree's
     commit cannot take the tests (build-failed); anything else an
     environment error (None)."""
-    if rc == 0:
+    if rc == ExitCode.PASS:
         return 'ok'
-    if rc == 125:
+    if rc == ExitCode.NOT_BUILT:
         return 'build-failed'
     return None
 

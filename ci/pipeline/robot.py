@@ -43,6 +43,7 @@ import subprocess
 import time
 
 import ci
+from ci import args
 from ci.results import collect
 from . import arches, decide, kernel, machine, procs, qemu, runlog
 from .runlog import EnvError, Stage, now, since
@@ -338,6 +339,11 @@ def read(path):
 
 def main(say, argv):
     """ci/nsfd robot [ARCH]: the exit code."""
-    if len(argv) > 1:
-        raise EnvError('usage: ci/nsfd robot [ARCH]')
-    return Robot(say, argv[0] if argv else 'x86_64').run()
+    p = args.parser('ci/nsfd robot', __doc__.split('\n\n')[0])
+    p.add_argument('arch', nargs='?', default='x86_64')
+    a, code = args.parse(p, argv)
+    if a is None:
+        if code:
+            raise EnvError('usage: ci/nsfd robot [ARCH]')
+        return code
+    return Robot(say, a.arch).run()

@@ -57,6 +57,8 @@ import stat
 import subprocess
 import sys
 
+from ci import args
+from ci.results.model import ExitCode
 from ci.series import patch_list
 from . import procs
 
@@ -64,7 +66,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 TARBALL = '/usr/src/linux-source-6.12.tar.xz'
 USAGE = 'usage: ci/prepare-tree.sh DEST [KERNEL_SRC [REV]]'
 
-READY, NOT_TAKEN, ENVIRONMENT = 0, 125, 2
+READY, NOT_TAKEN, ENVIRONMENT = ExitCode.PASS, ExitCode.NOT_BUILT, ExitCode.ENVIRONMENT
 
 # Called from a git hook or `git bisect run`, git's own variables would
 # point every git call at the caller's repository.
@@ -562,10 +564,17 @@ def prepare(dest, kernel_src='', rev='', top=TOP, tarball=None, mutant=None):
 
 
 def main(argv):
-    if not 1 <= len(argv) <= 3 or not argv[0]:
+    p = args.parser('ci/prepare-tree.sh', __doc__, usage=USAGE[len('usage: '):])
+    p.add_argument('dest')
+    p.add_argument('kernel_src', nargs='?', default='')
+    p.add_argument('rev', nargs='?', default='')
+    a, code = args.parse(p, argv)
+    if a is None:
+        return code
+    if not a.dest:
         print(USAGE, file=sys.stderr)
         return ENVIRONMENT
-    return prepare(*argv)
+    return prepare(a.dest, a.kernel_src, a.rev)
 
 
 if __name__ == '__main__':

@@ -70,7 +70,7 @@ class Run:
         with runlog.heartbeat(self.say, 'tree'):
             rc = tree.prepare(self.src, self.kernel_src, self.kernel_rev, top=self.top)
         self.tree_secs = runlog.since(t)
-        self.say('tree: %s (%s s)' % ('ok' if rc == 0 else 'failed (exit %d)' % rc, self.tree_secs))
+        self.say('tree: %s (%s s)' % ('ok' if rc == ExitCode.PASS else 'failed (exit %d)' % rc, self.tree_secs))
         self.tree_rc = decide.tree(rc)
         if self.tree_rc is None:
             raise runlog.EnvError('tree: cannot prepare %s (exit %d, see above)' % (self.src, rc))

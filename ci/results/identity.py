@@ -27,9 +27,9 @@ import re
 import struct
 import sys
 
+from ci import args
 from . import console
-
-from ci.results.model import ExitCode
+from .model import ExitCode
 
 BANNER = re.compile(rb'Linux version [\x20-\x7e]{1,500}\n\0')
 GUEST_INIT = re.compile(r'^nsfd-init: ', re.M)
@@ -181,6 +181,10 @@ def check(text, ident, initramfs=None, guest=False):
 
 
 def main(argv):
+    cmd, words = args.commands('python3 -m ci.results.identity', __doc__, ('kernel', 'check'), argv[1:])
+    if cmd is None:
+        return words
+    argv = [argv[0], cmd] + words
     if len(argv) >= 4 and argv[1] == 'kernel':
         json.dump(kernel(argv[2], argv[3]), sys.stdout, indent=1)
         print()

@@ -37,6 +37,7 @@ import os
 import re
 import sys
 
+from ci import args as cli_args
 from . import atomic
 from .model import ExitCode
 
@@ -343,10 +344,9 @@ def main(argv):
     p = argparse.ArgumentParser(prog='python3 -m ci.results.kcidb',
                                 description='OUTDIR/kcidb.json again from OUTDIR/results.json')
     p.add_argument('outdir')
-    try:
-        a = p.parse_args(argv)
-    except SystemExit as e:
-        return ExitCode.ENVIRONMENT if e.code else ExitCode.PASS
+    a, code = cli_args.parse(p, argv)
+    if a is None:
+        return code
     try:
         print(write(a.outdir))
     except (OSError, ValueError) as e:

@@ -35,6 +35,7 @@ import sys
 import traceback
 
 import ci
+from ci import args as cli_args
 from ci.series import patch_list
 from . import atomic, collect, expected, identity, judge, ktap, ktap_printer, publish, resultsfile
 from .model import NO_COUNTS, ExitCode, counts, machine_fault, summary_line, verdict
@@ -195,10 +196,9 @@ def parser():
 
 
 def main(argv):
-    try:
-        a = parser().parse_args(argv)
-    except SystemExit as e:
-        return ExitCode.ENVIRONMENT if e.code else ExitCode.PASS
+    a, code = cli_args.parse(parser(), argv)
+    if a is None:
+        return code
     try:
         return {'variant': cmd_variant, 'summary': cmd_summary, 'bench': cmd_bench}[a.cmd](a)
     except Exception as e:  # noqa: BLE001 (any bug here decides nothing)

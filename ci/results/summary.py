@@ -18,6 +18,7 @@ import argparse
 import os
 import sys
 
+from ci import args as cli_args
 from . import merge
 from .model import ExitCode, summary_line, verdict
 # A summary is read on a web page: past this many failures a variant
@@ -99,10 +100,9 @@ def main(argv):
     p = argparse.ArgumentParser(prog='python3 -m ci.results.summary',
                                 description='each variant\'s totals and failures as Markdown')
     p.add_argument('dirs', nargs='+', metavar='VARIANT_DIR')
-    try:
-        a = p.parse_args(argv)
-    except SystemExit as e:
-        return ExitCode.ENVIRONMENT if e.code else ExitCode.PASS
+    a, code = cli_args.parse(p, argv)
+    if a is None:
+        return code
     sys.stdout.write('\n'.join(render(a.dirs)) + '\n')
     return ExitCode.PASS
 

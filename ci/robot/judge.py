@@ -36,7 +36,7 @@ import sys
 from ci.pipeline.decide import KSELFTEST_TIMEOUT
 from ci.results import boots, collect, console, expected, identity, judge as judging, ktap, \
     ktap_printer, publish, resultsfile
-from ci.results.model import NO_COUNTS, ExitCode, TestResult, TestStatus, counts, failed, \
+from ci.results.model import NO_COUNTS, ExitCode, TestResult, counts, failed, \
     machine_fault, summary_line
 from ci.series import patch_list
 from ci.pipeline.tree import TARBALL

@@ -14,6 +14,7 @@ printed. Line breaks and indentation in the message do not matter.
 import re
 import sys
 
+from ci import args
 from ci.results.model import ExitCode
 
 FINDING = re.compile(r'^.*?:\d+: (?:ERROR|WARNING|CHECK): (.*)$')
@@ -45,10 +46,12 @@ def judge(mail, findings):
 
 
 def main(argv):
-    if len(argv) != 2:
-        print(__doc__.strip(), file=sys.stderr)
-        return ExitCode.ENVIRONMENT
-    with open(argv[1], errors='replace') as f:
+    p = args.parser('python3 -m ci.series.explained', __doc__)
+    p.add_argument('patch')
+    a, code = args.parse(p, argv[1:])
+    if a is None:
+        return code
+    with open(a.patch, errors='replace') as f:
         ok, bad = judge(f.read(), sys.stdin.read())
     print('%d explained' % ok)
     for line in bad:

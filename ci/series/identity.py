@@ -24,6 +24,7 @@ import re
 import subprocess
 import sys
 
+from ci import args
 from ci.results.model import ExitCode
 
 HINT = ('Set yours (the name and address you sign your kernel patches with):\n'
@@ -138,6 +139,10 @@ def check(text):
 
 
 def main(argv):
+    cmd, words = args.commands('python3 -m ci.series.identity', __doc__, ('sender', 'sign', 'check'), argv[1:])
+    if cmd is None:
+        return words
+    argv = [argv[0], cmd] + words
     if len(argv) in (2, 3) and argv[1] == 'sender':
         ident, why = sender(argv[2] if len(argv) == 3 else '.')
         if not ident:

@@ -34,8 +34,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
+from ci import args  # noqa: E402
+from ci.results.model import ExitCode  # noqa: E402
 from ci.series import patch_list, renumber  # noqa: E402
-from ci.results.model import ExitCode
 
 # The applied commits are the same for the same inputs: a fixed committer
 # and date (the authors and author dates are the patches').
@@ -259,6 +260,10 @@ class Tree:
 
 
 def main(argv):
+    cmd, words = args.commands('python3 -m ci.series.ontree', __doc__, ('prepare', 'where'), argv[1:])
+    if cmd is None:
+        return words
+    argv = [argv[0], cmd] + words
     if len(argv) != 3 or argv[1] not in ('prepare', 'where'):
         print(__doc__.split('\n\n')[1], file=sys.stderr)
         return ExitCode.ENVIRONMENT

@@ -27,6 +27,7 @@ import os
 import re
 import sys
 
+from ci import args
 from ci.results.model import ExitCode
 
 def maintainers(text, title, files):
@@ -161,6 +162,10 @@ class WiringError(Exception):
 
 
 def main(argv):
+    cmd, words = args.commands('python3 -m ci.series.wiring', __doc__, ('maintainers', 'cc', 'route', 'target'), argv[1:])
+    if cmd is None:
+        return words
+    argv = [argv[0], cmd] + words
     try:
         return wire(argv)
     except WiringError as e:

@@ -17,6 +17,7 @@ import traceback
 import unittest
 
 import ci
+from ci import args as cli_args
 from ci.pipeline import runlog
 from ci.results import resultsfile
 from ci.results.model import ExitCode, TestResult, counts, machine_fault
@@ -86,10 +87,9 @@ def main(argv):
     p = argparse.ArgumentParser(prog='python3 -m ci.tests.run',
                                 description="the pipeline's own tests (make check)")
     p.add_argument('outdir')
-    try:
-        a = p.parse_args(argv[1:])
-    except SystemExit as e:
-        return ExitCode.ENVIRONMENT if e.code else ExitCode.PASS
+    a, code = cli_args.parse(p, argv[1:])
+    if a is None:
+        return code
     try:
         return run(a.outdir)
     except Exception as e:      # noqa: BLE001 - Python's own 1 would read as a failed test

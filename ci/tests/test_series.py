@@ -224,9 +224,13 @@ class HonestBase(unittest.TestCase):
         shutil.copy(os.path.join(CI, 'prepare-tree.sh'), os.path.join(top, 'ci'))
         # The shim's program (ci/pipeline/tree.py, in the package ci), which
         # takes TOP from where it lies.
-        shutil.copy(os.path.join(CI, '__init__.py'), os.path.join(top, 'ci'))
-        shutil.copytree(os.path.join(CI, 'pipeline'), os.path.join(top, 'ci', 'pipeline'),
-                        ignore=shutil.ignore_patterns('__pycache__'))
+        # It imports ci.args, ci.results (the exit codes) and ci.series
+        # (the patches/series reader) too.
+        for name in ('__init__.py', 'args.py'):
+            shutil.copy(os.path.join(CI, name), os.path.join(top, 'ci'))
+        for d in ('pipeline', 'results', 'series'):
+            shutil.copytree(os.path.join(CI, d), os.path.join(top, 'ci', d),
+                            ignore=shutil.ignore_patterns('__pycache__'))
         for path, text in (('patches/series', '# none\n'), ('kunit/patches', ''),
                            ('selftests/nsfd/commit-msg', 'x\n\nSigned-off-by: A <a@kernel.org>\n'),
                            ('selftests/nsfd/Makefile', 'all:\n'),
@@ -336,7 +340,7 @@ class Maintainers(unittest.TestCase):
             mail = f.read()
         self.assertIn('maintainers "$title" \\\n\t\t\t\ttools/testing/selftests/nsfd/)', mail)
         self.assertIn('if [[ ${f##*/} == *socketat* ]]; then', mail)
-        self.assertIn('"$wiring" route "$f" "$code" "$title"', mail)
+        self.assertIn('"${wiring[@]}" route "$f" "$code" "$title"', mail)
 
 
 class Includer(unittest.TestCase):
