@@ -3,8 +3,8 @@ status. Pure functions: ci/tests/test_faults.py calls each with the
 statuses and logs a real run gives (its Decisions cases) and reaches them
 through the real stages (its Faults cases).
 
-A stage's status feeds ci/results/report.py, which turns the variant's stages and
-tests into its exit code: ok and skipped decide nothing; fail and timeout
+A stage's status feeds ci/results/judge.py, which turns the variant's stages and
+tests into its exit code (ci/results/model.py's ExitCode): ok and skipped decide nothing; fail and timeout
 are 1 (a test failed); build-failed is 125 (git bisect run skips the
 commit); env-error is 2 (nothing was judged).
 
@@ -273,7 +273,7 @@ def kunit_exec(rc, log_text, log_name, kills=()):
 def boot_end(rc, qemu, console_text, timed_out):
     """A boot's end from QEMU's or timeout's exit: (status, detail),
     TIMED_OUT the detail of a timeout. QEMU's exit 0 is the init's reboot;
-    what the console holds is judged elsewhere (ci/results/report.py,
+    what the console holds is judged elsewhere (ci/results/judge.py,
     ci/robot/judge.py)."""
     first = console_text.split('\n', 1)[0]
     if rc == 0:

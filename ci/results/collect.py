@@ -15,7 +15,7 @@ import os
 import re
 
 from . import boots, console, identity, ktap
-from .model import StageResult, StageStatus, TestResult, failed
+from .model import BootResult, StageResult, StageStatus, TestResult, failed
 
 # Where each stage logs, for the "did not build" line.
 STAGE_LOG = {'kernel': 'kernel.log', 'selftests': 'selftests.log', 'kunit': 'kunit.log'}
@@ -197,10 +197,10 @@ def boot_results(outdir, stages):
         end = boots.read_end(outdir, name)
         if end is None:
             continue
-        status, reason = boots.verdict(end, read(os.path.join(outdir, name)) or '')
-        if status:
-            out.append((name, TestResult('boot', 'boot', boots.name_of(name), status,
-                                         end.get('seconds'), reason)))
+        boot = BootResult(name, *boots.verdict(end, read(os.path.join(outdir, name)) or ''),
+                          end.get('seconds'))
+        if boot.status:
+            out.append((name, boot.test(boots.name_of(name))))
     return out
 
 

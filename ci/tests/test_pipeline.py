@@ -23,7 +23,7 @@ import xml.etree.ElementTree as ET
 
 import ci
 from ci.mutants import mutant
-from ci.results import collect, console, expected, identity, judge, junit, ktap, model, report
+from ci.results import collect, console, expected, identity, judge, junit, ktap, model
 from ci.pipeline import cli, runlog
 from ci.series import wiring
 from ci.tests import run as tests_run
