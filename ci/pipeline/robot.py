@@ -44,7 +44,7 @@ import time
 
 import ci
 from ci import args
-from ci.results import collect
+from ci.results import collect, resultsfile
 from . import arches, decide, kernel, machine, procs, qemu, runlog
 from .runlog import EnvError, Stage, now, since
 
@@ -294,7 +294,11 @@ class Robot:
         return decide.not_built(fault, what, 'out/%s/%s' % (self.name, log_name))
 
     def verdict(self):
-        return procs.run(ci.command('ci.robot.judge', self.out, TOP, self.arch))
+        code, cause = resultsfile.writer_exit(
+            procs.run(ci.command('ci.robot.judge', self.out, TOP, self.arch)), self.out)
+        if cause:
+            self.say('%s: verdict: ci/robot/judge.py %s' % (self.name, cause))
+        return code
 
     def run(self):
         start = now()

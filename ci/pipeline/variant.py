@@ -18,7 +18,7 @@ import traceback
 import ci
 from ci import variants
 from ci.results import atomic, resultsfile
-from ci.results.model import ExitCode, exit_of, machine_fault
+from ci.results.model import ExitCode, machine_fault
 from ci.series import patch_list
 from . import arches, decide, guest, kernel, procs, runlog, tree
 from .runlog import Stage, now
@@ -168,11 +168,8 @@ class Variant:
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             stream.write(p.stdout)
             rc = procs.status(p.returncode)
-        code, cause = exit_of(rc)
+        code, cause = resultsfile.writer_exit(rc, self.out)
         if cause:
-            # report.py killed (the OOM killer) or crashed outside its own
-            # handler: its results.json, if any, is not this run's verdict.
-            resultsfile.discard(self.out)
             self.say('%s: results: ci/results/report.py %s' % (self.name, cause))
         return code
 

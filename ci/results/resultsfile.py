@@ -15,6 +15,7 @@ import json
 import os
 
 from . import atomic
+from .model import exit_of
 
 NAME = 'results.json'
 
@@ -34,6 +35,18 @@ def discard(outdir):
         os.unlink(os.path.join(outdir, NAME))
     except FileNotFoundError:
         pass
+
+
+def writer_exit(status, outdir):
+    """(ExitCode, cause) of the child that wrote OUTDIR's results
+    (report.py, the robot's judge) from its exit STATUS. A status that is
+    none of the four codes (killed by the OOM killer: 137) judged
+    nothing: its results.json, if it got that far, is removed, so that
+    none states a code the run does not give; cause says why."""
+    code, cause = exit_of(status)
+    if cause:
+        discard(outdir)
+    return code, cause
 
 
 def write(outdir, doc, siblings):

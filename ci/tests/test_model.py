@@ -97,6 +97,17 @@ class AtomicWriter(unittest.TestCase):
         self.assertEqual(open(path).read(), 'old\n')
         self.assertEqual(os.listdir(self.tmp), ['junit.xml'])
 
+    def test_a_writer_killed_after_results_json_leaves_none_behind(self):
+        # report.py or the robot's judge SIGKILLed just after results.json:
+        # the run is 2, and no results.json may say 0 or 1.
+        resultsfile.write(self.tmp, {'exit_code': 0, 'summary': {}}, [])
+        self.assertEqual(resultsfile.writer_exit(1, self.tmp), (ExitCode.FAIL, None))
+        self.assertTrue(os.path.exists(os.path.join(self.tmp, 'results.json')))
+        code, cause = resultsfile.writer_exit(137, self.tmp)
+        self.assertEqual((code, cause), (ExitCode.ENVIRONMENT,
+                                         'killed by SIGKILL (exit 137): not a verdict'))
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, 'results.json')))
+
     def test_results_json_names_its_siblings_and_a_reader_checks_them(self):
         atomic.write_text(os.path.join(self.tmp, 'junit.xml'), '<x/>\n')
         resultsfile.write(self.tmp, {'exit_code': 0, 'summary': {}}, ['junit.xml'])
