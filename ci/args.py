@@ -3,8 +3,11 @@ and exits 0, a usage error prints argparse's line and exits 2 (never
 argparse's own exit, which an entry point returns as its code instead)."""
 
 import argparse
+import os
+import sys
+import traceback
 
-from ci.results.model import ExitCode
+from ci.results.model import ExitCode, exit_of, machine_fault
 
 
 def parser(prog, doc=None, **kw):
@@ -35,3 +38,30 @@ def parse(p, argv):
         return p.parse_args(argv), None
     except SystemExit as e:
         return None, ExitCode.ENVIRONMENT if e.code else ExitCode.PASS
+
+
+def run(main, argv, prog=None, also=()):
+    """MAIN(ARGV)'s exit as one of the four codes, for sys.exit: an
+    uncaught exception (Python's own exit would be 1, which reads as "a
+    test failed") or a status that is none of the four (or of ALSO: a
+    protocol's own, as git bisect run's 255) is 2, its cause said on
+    stderr."""
+    prog = prog or os.path.basename(sys.argv[0])
+    try:
+        rc = main(argv)
+    except Exception as e:  # noqa: BLE001 - no verdict is 2, never 1
+        traceback.print_exc()
+        fault = machine_fault(e)
+        print('nsfd: %s: %s: nothing was judged' % (
+            prog, 'the machine: ' + fault if fault else
+            'an uncaught %s (traceback above): a bug, please report it' % type(e).__name__),
+            file=sys.stderr, flush=True)
+        return ExitCode.ENVIRONMENT
+    if rc is None:
+        return ExitCode.PASS
+    if rc in also:
+        return rc
+    code, cause = exit_of(rc)
+    if cause:
+        print('nsfd: %s: %s' % (prog, cause), file=sys.stderr, flush=True)
+    return code

@@ -25,6 +25,7 @@ test-all run these lists and that .github/workflows/nsfd.yml and
 import os
 import sys
 
+from ci import args as cli_args
 from ci.results.model import ExitCode
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -89,8 +90,7 @@ def variants():
 
 
 def main(argv):
-    from ci import args
-    _, code = args.parse(args.parser('ci/nsfd variants', __doc__), argv[1:])
+    _, code = cli_args.parse(cli_args.parser('ci/nsfd variants', __doc__), argv[1:])
     if code is not None:
         return code
     for n, c in variants():
@@ -99,4 +99,4 @@ def main(argv):
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    sys.exit(cli_args.run(main, sys.argv))

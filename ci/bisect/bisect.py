@@ -348,4 +348,4 @@ def main(argv):
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(args.run(main, sys.argv[1:], also=(ABORT,)))

@@ -171,4 +171,4 @@ def main(argv):
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    sys.exit(cli_args.run(main, sys.argv))

@@ -31,7 +31,7 @@ def wiring():
             w = renumber.Wiring.of(f.read())
         if w:
             return w
-    raise SystemExit('syscall-taken: no patch of patches/series wires a syscall into the tables')
+    raise ValueError('syscall-taken: no patch of patches/series wires a syscall into the tables')
 
 
 def taken(read, w, name, n=None, only=None):
@@ -97,4 +97,4 @@ def main(argv):
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    sys.exit(cli_args.run(main, sys.argv))

@@ -286,4 +286,4 @@ def main(argv):
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    sys.exit(ci_args.run(main, sys.argv))

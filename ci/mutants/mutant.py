@@ -339,4 +339,4 @@ def main(argv):
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    sys.exit(ci_args.run(main, sys.argv))

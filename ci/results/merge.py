@@ -21,6 +21,7 @@ import sys
 import traceback
 
 import ci
+from ci import args as cli_args
 from . import atomic, judge, kcidb, resultsfile
 from .model import NO_COUNTS, ExitCode, machine_fault, summary_line, verdict
 
@@ -163,4 +164,4 @@ def main(argv):
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(cli_args.run(main, sys.argv[1:]))

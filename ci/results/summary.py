@@ -108,4 +108,4 @@ def main(argv):
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(cli_args.run(main, sys.argv[1:]))

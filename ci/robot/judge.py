@@ -33,6 +33,7 @@ import re
 import subprocess
 import sys
 
+from ci import args as cli_args
 from ci.pipeline.decide import KSELFTEST_TIMEOUT
 from ci.results import boots, collect, console, expected, identity, judge as judging, ktap, \
     ktap_printer, publish, resultsfile
@@ -316,4 +317,4 @@ def main(argv):
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    sys.exit(cli_args.run(main, sys.argv))

@@ -173,4 +173,4 @@ def main(argv):
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    sys.exit(args.run(main, sys.argv))

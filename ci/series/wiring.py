@@ -191,4 +191,4 @@ def wire(argv):
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    sys.exit(args.run(main, sys.argv))

@@ -131,4 +131,4 @@ def run(outdir):
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    sys.exit(cli_args.run(main, sys.argv))

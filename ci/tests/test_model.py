@@ -2,12 +2,15 @@
 (ci/results/judge.py) without a file, and the one atomic writer."""
 
 import errno
+import glob
 import os
 import shutil
+import subprocess
 import tempfile
 import unittest
 from unittest import mock
 
+import ci
 from ci.results import atomic, judge, resultsfile
 from ci.results.model import (ExitCode, StageResult, StageStatus, TestResult, TestStatus,
                               exit_of, failed, verdict)
@@ -119,6 +122,49 @@ class AtomicWriter(unittest.TestCase):
                       resultsfile.load(self.tmp)[1])
         os.unlink(os.path.join(self.tmp, 'junit.xml'))
         self.assertIn('without its sibling junit.xml', resultsfile.load(self.tmp)[1])
+
+
+def entry_points():
+    """ci.X of every module of ci/ that runs as a program (its tests aside)."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(ci.TOP, 'ci', '**', '*.py'), recursive=True)):
+        rel = os.path.relpath(path, ci.TOP)
+        if rel.startswith('ci/tests/test_'):
+            continue
+        with open(path) as f:
+            if "if __name__ == '__main__':" in f.read():
+                out.append(rel[:-len('.py')].replace('/', '.'))
+    return out
+
+
+class EntryPoints(unittest.TestCase):
+    def test_every_entry_point_exits_through_args_run(self):
+        # ci/args.py's run(): an uncaught exception or a status that is
+        # none of the four codes is 2 with its cause, never Python's 1.
+        for module in entry_points():
+            with self.subTest(module=module):
+                with open(os.path.join(ci.TOP, module.replace('.', '/') + '.py')) as f:
+                    block = f.read().split("if __name__ == '__main__':", 1)[1]
+                self.assertRegex(block, r'^\s*sys\.exit\(\w+\.run\(')
+
+    def test_every_entry_point_has_help_and_refuses_an_unknown_option(self):
+        self.assertGreaterEqual(len(entry_points()), 20)
+        for module in entry_points():
+            with self.subTest(module=module):
+                ok = subprocess.run(ci.command(module, '--help'), capture_output=True, text=True)
+                self.assertEqual(ok.returncode, 0, ok.stderr)
+                self.assertIn('usage:', ok.stdout.lower())
+                bad = subprocess.run(ci.command(module, '--no-such-option'),
+                                     capture_output=True, text=True)
+                self.assertEqual(bad.returncode, 2, bad.stdout + bad.stderr)
+
+    def test_an_entry_point_that_raises_is_2_not_1(self):
+        # On 742e786 console.py on a log that is not there exited 1 (Python's
+        # own exit for an uncaught exception: "a test failed").
+        run = subprocess.run(ci.command('ci.results.console', '/nonexistent/console.log'),
+                             capture_output=True, text=True)
+        self.assertEqual(run.returncode, 2)
+        self.assertIn('an uncaught FileNotFoundError (traceback above)', run.stderr)
 
 
 if __name__ == '__main__':
