@@ -1,6 +1,6 @@
 """Judge: the model in, the verdict and its reasons out. Pure: no file
 is read or written here, so every rule is unit-tested on made-up
-results (ci/tests/test_pipeline.py, test_faults.py).
+results (ci/tests/test_model.py, test_pipeline.py, test_faults.py).
 
 The exit code is 1 > 2 > 125 > 0 (model.PRECEDENCE): a failed test or a
 kernel report is a verdict that no later build failure or environment
