@@ -211,7 +211,8 @@ done
 # its Makefile; format-patch --base has put that tree's commit last
 # (base-commit:). Its "  N/M subject" lines must match the patches as
 # emitted.
-tarball=${NSFD_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+# The tarball: NSFD_TARBALL, else the one ci/pipeline/tree.py names.
+tarball=${NSFD_TARBALL:-$(PYTHONPATH="$top" python3 -B -P -c 'from ci.pipeline.tree import TARBALL; print(TARBALL)')}
 pkg=$(dpkg-query -S "$tarball" 2>/dev/null | cut -d: -f1 || true)
 kv=$(git -C "$src" cat-file blob nsfd-base:Makefile | awk -F' = ' '
 	$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 } $1 == "SUBLEVEL" { s = $2 }
