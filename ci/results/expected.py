@@ -7,20 +7,14 @@ import glob
 import os
 import re
 
-
-def _read(path):
-    try:
-        with open(path, errors='replace') as f:
-            return f.read()
-    except FileNotFoundError:
-        return None
+from .collect import read
 
 
 def kunit_suites(top):
     """The .name of every struct kunit_suite in top/kunit/**.c."""
     names = []
     for path in sorted(glob.glob(os.path.join(top, 'kunit', '**', '*.c'), recursive=True)):
-        text = _read(path) or ''
+        text = read(path) or ''
         for body in re.findall(r'struct\s+kunit_suite\s+\w+\s*=\s*\{(.*?)\n\s*\};', text, re.S):
             m = re.search(r'\.name\s*=\s*"([^"]+)"', body)
             if m and m.group(1) not in names:
@@ -33,7 +27,7 @@ def kunit_suites(top):
 def kselftests(top):
     """TEST_GEN_PROGS of top/selftests/nsfd/Makefile."""
     path = os.path.join(top, 'selftests', 'nsfd', 'Makefile')
-    text = (_read(path) or '').replace('\\\n', ' ')
+    text = (read(path) or '').replace('\\\n', ' ')
     progs = []
     for m in re.finditer(r'^\s*TEST_GEN_PROGS\s*[:+]?=(.*)$', text, re.M):
         progs += [w for w in m.group(1).split() if not w.startswith('$') and w not in progs]
@@ -46,7 +40,7 @@ def kunit_for(outdir, top):
     """The suites this kernel must run: OUTDIR/expected-kunit-suites.txt
     (ci/nsfd writes it from the .config: a matrix config that switches a
     suite's symbol off does not expect it), else every suite in kunit/."""
-    text = _read(os.path.join(outdir, 'expected-kunit-suites.txt')) if outdir else None
+    text = read(os.path.join(outdir, 'expected-kunit-suites.txt')) if outdir else None
     if text is not None:
         return [l.strip() for l in text.splitlines() if l.strip()]
     return kunit_suites(top)
