@@ -2,7 +2,7 @@
 # Cold build of nsfd's x86_64 kernel beside kunit.py's own minimal config
 # (tools/testing/kunit/configs/default.config, nothing of nsfd's), one
 # after the other in one run, ccache off: the wall times, the objects each
-# compiles and their ratio (README: lean kernels). A third build,
+# compiles and their ratio (docs/kernels.md, "One kernel, from fragments"). A third build,
 # nsfd-ccache, is nsfd's config again through an empty ccache in depend
 # mode, as a cold make test builds it: what filling the cache costs. A
 # fourth, nsfd-warm, builds it once more into an empty build directory
@@ -19,7 +19,7 @@
 #
 # MEASURE_ALSO=ARCH2 adds, last, nsfd's ARCH2 kernel built cold the same
 # way (ccache off), and its time as a ratio to nsfd's ARCH kernel of the
-# same run (README: arm64's cost beside x86_64's).
+# same run (docs/kernels.md, "arm64").
 #
 # usage: ci/measure-cold-build.sh [ARCH]   (after make run has prepared the tree)
 set -euo pipefail

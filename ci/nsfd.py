@@ -5,7 +5,8 @@ The command line and what each command does: ci/pipeline/cli.py
 
 import sys
 
+from ci import args as cli_args
 from ci.pipeline import cli
 
 if __name__ == '__main__':
-    sys.exit(cli.main(sys.argv[1:]))
+    sys.exit(cli_args.run(cli.main, sys.argv[1:]))

@@ -25,6 +25,9 @@ test-all run these lists and that .github/workflows/nsfd.yml and
 import os
 import sys
 
+from ci import args as cli_args
+from ci.results.model import ExitCode
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MATRIX = os.path.join(TOP, 'kunit-configs', 'matrix')
 
@@ -87,13 +90,13 @@ def variants():
 
 
 def main(argv):
-    if len(argv) > 1:
-        print(__doc__.strip().splitlines()[2], file=sys.stderr)
-        return 2
+    _, code = cli_args.parse(cli_args.parser('ci/nsfd variants', __doc__), argv[1:])
+    if code is not None:
+        return code
     for n, c in variants():
         print('%s\t%s' % (n, c))
-    return 0
+    return ExitCode.PASS
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    sys.exit(cli_args.run(main, sys.argv))

@@ -38,7 +38,10 @@ import sys
 import time
 
 import ci
+from ci import args, variants
 from ci.pipeline import arches, procs, runlog
+from ci.results import atomic, resultsfile
+from ci.results.model import ExitCode
 from . import judge  # each step's decision
 
 TOP = ci.TOP
@@ -53,7 +56,7 @@ PROGRESS = re.compile(r'^nsfd: [^ ]+: [a-z-]+: ')
 SHOWN = re.compile(r'^nsfd: bisect:|^    nsfd:')
 # git bisect run: 0 good, 1 bad, 125 skip, anything from 128 up aborts
 # the bisection without marking the commit.
-GIT_CODE = {'good': 0, 'bad': 1, 'skip': 125}
+GIT_CODE = {'good': ExitCode.PASS, 'bad': ExitCode.FAIL, 'skip': ExitCode.NOT_BUILT}
 ABORT = 255
 # git's messages, which the driver reads, in one language.
 GIT_ENV = dict(os.environ, LC_ALL='C')
@@ -82,24 +85,21 @@ def git(*args, check=True):
     return p.stdout.strip() if p.returncode == 0 else None
 
 
+class Help(Exception):
+    """--help: the usage was printed, exit 0."""
+
+
 def parse(argv):
-    o = {'kernel_src': '', 'good': '', 'bad': '', 'arch': 'x86_64', 'debug': False,
-         'test': '', 'step': False}
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        key = {'--kernel-src': 'kernel_src', '--good': 'good', '--bad': 'bad',
-               '--arch': 'arch', '--test': 'test'}.get(a)
-        if key:
-            if i + 1 >= len(argv):
-                raise Usage()
-            o[key] = argv[i + 1]
-            i += 1
-        elif a in ('--debug', '--step'):
-            o[a[2:]] = True
-        else:
-            raise Usage()
-        i += 1
+    p = args.parser('python3 -m ci.bisect.bisect', __doc__)
+    for flag in ('--kernel-src', '--good', '--bad', '--test'):
+        p.add_argument(flag, default='')
+    p.add_argument('--arch', default='x86_64')
+    p.add_argument('--debug', action='store_true')
+    p.add_argument('--step', action='store_true', help="a step of `git bisect run` (internal)")
+    a, code = args.parse(p, argv)
+    if a is None:
+        raise Usage() if code else Help()
+    o = vars(a)
     if not (o['kernel_src'] and o['good'] and o['bad']):
         raise Usage()
     if not os.path.isdir(o['kernel_src']):
@@ -137,7 +137,7 @@ def tee(cmd, log_path, shown, indent='', **kw):
 class Bisection:
     def __init__(self, o):
         self.o = o
-        self.variant = o['arch'] + ('-debug' if o['debug'] else '')
+        self.variant = variants.name(o['arch'], o['debug'], '')
         self.steps = os.path.join(OUT, 'steps.json')
         self.nsfd = os.path.join(CI, 'nsfd')
 
@@ -158,13 +158,16 @@ class Bisection:
         rc = tee(cmd, step_log, PROGRESS, '    ')
         secs = int(time.monotonic() - t0)
         kept = os.path.join(OUT, 'steps', commit + '.json')
-        try:
-            with open(results, 'rb') as src, open(kept, 'wb') as dst:
-                dst.write(src.read())
-        except OSError:
-            pass
+        # A results.json is taken only with the files written with it
+        # (ci/results/resultsfile.py); without them the step judged nothing.
+        taken, why = resultsfile.load(os.path.dirname(results))
+        if taken is not None:
+            atomic.write_json(kept, taken)
         doc = judge.load(self.steps)
-        said, lines = judge.judge(rc, kept, self.o['test'], doc.get('deciding', []))
+        said, lines = judge.judge(rc, kept if taken is not None else None, self.o['test'],
+                                  doc.get('deciding', []))
+        if taken is None and os.path.exists(results):
+            said, lines = 'abort', ['(%s)' % why]
         doc['steps'].append({'commit': commit, 'subject': subject, 'verdict': said, 'exit': rc,
                              'seconds': secs, 'step': label.rstrip(':'), 'failed': lines})
         judge.save(self.steps, doc)
@@ -266,14 +269,13 @@ class Bisection:
         else:
             sys.stdout.write(''.join('    %s\n' % l for l in run_text.splitlines()[-5:]))
         log('could not name one first bad commit (git bisect run exit %d): out/bisect/git-bisect.log' % rc)
-        return 1
+        return ExitCode.FAIL
 
     def conclude(self, first):
         log('first bad commit: ' + git('-C', REPO, 'log', '-1', '--format=%h %s', first))
         doc = judge.load(self.steps)
         names = judge.flipped(doc, first, self.o['test'], os.path.join(OUT, 'steps'))
-        with open(os.path.join(OUT, 'flipped.txt'), 'w') as f:
-            f.write(''.join(n + '\n' for n in names))
+        atomic.write_text(os.path.join(OUT, 'flipped.txt'), ''.join(n + '\n' for n in names))
         for n in names[:20]:
             log('flipped: ' + n)
         if len(names) > 20:
@@ -281,7 +283,7 @@ class Bisection:
         doc['first_bad'] = first
         doc['seconds'] = sum(s['seconds'] for s in doc['steps'])
         judge.save(self.steps, doc)
-        return 0
+        return ExitCode.PASS
 
 
 def ends(label, rev, said, want):
@@ -294,7 +296,7 @@ def ends(label, rev, said, want):
         raise Abort('aborted: an environment error at %s; nothing was marked' % end)
     why = {'skip': 'does not build', 'bad': 'tests fail', 'good': 'every test passes'}[said]
     log('%s %s is not %s (%s): nothing to bisect' % (end, rev[:12], want, why))
-    return 1
+    return ExitCode.FAIL
 
 
 def first_bad(bisect_log):
@@ -316,7 +318,7 @@ def main(argv):
     # driver is their subreaper: a step whose `git bisect run` ended first
     # (the stop signals it first) comes to the driver, which exits only
     # once the step has ended and with it the lock the step was handed.
-    procs.stop_on_signals(ABORT if step_mode else 2)
+    procs.stop_on_signals(ABORT if step_mode else ExitCode.ENVIRONMENT)
     try:
         o = parse(argv)
         if step_mode:
@@ -327,12 +329,14 @@ def main(argv):
                 os.environ.pop(k, None)
             return Bisection(o).run_step()
         return Bisection(o).run()
+    except Help:
+        return ExitCode.PASS
     except Usage:
         sys.stderr.write(__doc__.split('\n\n')[1] + '\n')
-        return 2
+        return ExitCode.ENVIRONMENT
     except Abort as e:
         log(str(e))
-        return ABORT if step_mode else 2
+        return ABORT if step_mode else ExitCode.ENVIRONMENT
     except Exception:
         # A fault of the driver judged nothing: in a step, git must not
         # read it as bad (1), so it aborts the bisection (255).
@@ -340,8 +344,8 @@ def main(argv):
         traceback.print_exc(file=sys.stdout)
         log('the driver itself raised an exception (above): nothing was marked; '
             'please report it with this log')
-        return ABORT if step_mode else 2
+        return ABORT if step_mode else ExitCode.ENVIRONMENT
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(args.run(main, sys.argv[1:], also=(ABORT,)))

@@ -1,4 +1,5 @@
-"""The decisions of make bisect (ci/bisect/bisect.py), on results.json files (README: Reading).
+"""The decisions of make bisect (ci/bisect/bisect.py), on results.json files
+(docs/exit-codes.md, the "bisect step" column).
 
 usage: python3 -m ci.bisect.judge COMMAND ARGS...
 
@@ -15,13 +16,20 @@ usage: python3 -m ci.bisect.judge COMMAND ARGS...
 The driver calls the functions (judge.judge() judges a step); the command
 line is for judging a kept step again by hand (out/bisect/steps/COMMIT.json).
 """
+import argparse
 import json
 import os
 import re
 import sys
 
+from ci import args as cli_args
+from ci.results import atomic, resultsfile
+from ci.results.model import ExitCode
+
 
 def failed(results, pattern):
+    if results is None:
+        return []
     try:
         doc = json.load(open(results))
     except (OSError, ValueError):
@@ -38,7 +46,10 @@ def failed(results, pattern):
 
 
 def statuses(results):
-    """{"suite name": status} of a results.json, or None if it is unreadable."""
+    """{"suite name": status} of a results.json, or None if it is unreadable
+    (or None: there was none to take)."""
+    if results is None:
+        return None
     try:
         doc = json.load(open(results))
     except (OSError, ValueError):
@@ -63,17 +74,24 @@ def judge(code, results, pattern, decide):
     """(verdict, lines) of one step: ci/nsfd's exit CODE, its results.json,
     the --test PATTERN and the deciding tests (empty before both ends ran).
 
-    125 (did not build) is skip; any exit but 0 and 1, or no results, is
-    abort (environment: nothing may be marked). A failure (matching
+    125 (did not build) is skip; any exit but 0 and 1, or no results (or
+    a results.json without the files written with it), is abort
+    (environment: nothing may be marked). A failure (matching
     PATTERN) is bad. Then every deciding test must have run and passed:
     one that is absent or skipped (a suite that did not compile, a crash
     before it) leaves the step undecided, skip. Without PATTERN an exit 1
     that names no failure (a kernel report, a timeout) is bad.
     """
-    if code == 125:
+    if code == ExitCode.NOT_BUILT:
         return 'skip', ['(did not build or apply)']
-    if code not in (0, 1):
+    if code not in (ExitCode.PASS, ExitCode.FAIL):
         return 'abort', ['(exit %d: environment error)' % code]
+    if results and os.path.basename(results) == resultsfile.NAME and os.path.exists(results):
+        # A run's own results.json is taken only with the files written
+        # with it (a kept step's COMMIT.json was checked when kept).
+        taken, why = resultsfile.load(os.path.dirname(results) or '.')
+        if taken is None:
+            return 'abort', ['(%s)' % why]
     seen = statuses(results)
     if seen is None:
         return 'abort', ['(exit %d without results.json)' % code]
@@ -84,7 +102,7 @@ def judge(code, results, pattern, decide):
     if unjudged:
         return 'skip', ['(%s: %s)' % ('skipped' if seen.get(n) else 'did not run', n)
                         for n in unjudged]
-    if code == 1 and not pattern:
+    if code == ExitCode.FAIL and not pattern:
         return 'bad', ['(exit 1 without a failed test: a kernel report or a timeout)']
     return 'good', []
 
@@ -115,34 +133,42 @@ def load(path):
 
 
 def save(path, doc):
-    with open(path + '.new', 'w') as f:
-        json.dump(doc, f, indent=1)
-    os.replace(path + '.new', path)
+    atomic.write_json(path, doc)
+
+
+def parser():
+    p = argparse.ArgumentParser(prog='python3 -m ci.bisect.judge',
+                                description='the decisions of make bisect, by hand')
+    sub = p.add_subparsers(dest='cmd', required=True)
+    for name, args in (('failed', 'RESULTS PATTERN'), ('deciding', 'STEPS GOOD BAD PATTERN DIR'),
+                       ('judge', 'STEPS EXIT RESULTS PATTERN'),
+                       ('flipped', 'STEPS FIRST PATTERN DIR')):
+        c = sub.add_parser(name)
+        for arg in args.split():
+            c.add_argument(arg.lower(), metavar=arg, type=int if arg == 'EXIT' else str)
+    return p
 
 
 def main(argv):
-    cmd = argv[1] if len(argv) > 1 else ''
-    if cmd == 'failed' and len(argv) == 4:
-        print('\n'.join(failed(argv[2], argv[3])))
-    elif cmd == 'deciding' and len(argv) == 7:
-        steps, good, bad, pattern, d = argv[2:]
-        doc = load(steps)
-        doc['deciding'] = deciding(os.path.join(d, good + '.json'),
-                                   os.path.join(d, bad + '.json'), pattern)
-        save(steps, doc)
+    a, code = cli_args.parse(parser(), argv[1:])
+    if a is None:
+        return code
+    if a.cmd == 'failed':
+        print('\n'.join(failed(a.results, a.pattern)))
+    elif a.cmd == 'deciding':
+        doc = load(a.steps)
+        doc['deciding'] = deciding(os.path.join(a.dir, a.good + '.json'),
+                                   os.path.join(a.dir, a.bad + '.json'), a.pattern)
+        save(a.steps, doc)
         print('\n'.join(doc['deciding']))
-    elif cmd == 'judge' and len(argv) == 6:
-        steps, code, results, pattern = argv[2:]
-        verdict, lines = judge(int(code), results, pattern,
-                               load(steps).get('deciding', []))
+    elif a.cmd == 'judge':
+        verdict, lines = judge(a.exit, a.results, a.pattern, load(a.steps).get('deciding', []))
         print('\n'.join([verdict] + lines))
-    elif cmd == 'flipped' and len(argv) == 6:
-        steps, first, pattern, d = argv[2:]
-        for name in flipped(load(steps), first, pattern, d):
-            print(name)
     else:
-        sys.exit(__doc__)
+        for name in flipped(load(a.steps), a.first, a.pattern, a.dir):
+            print(name)
+    return ExitCode.PASS
 
 
 if __name__ == '__main__':
-    main(sys.argv)
+    sys.exit(cli_args.run(main, sys.argv))

@@ -31,9 +31,12 @@ kind=${1:?$usage} dir=${2:?$usage}
 case $kind in demo|drill|early-boot) ;; *) echo "$usage" >&2; exit 2 ;; esac
 [ -e "$dir" ] && { echo "$dir exists" >&2; exit 2; }
 
+top=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$dir"
-# NSFD_TARBALL: another tarball (make check's small fixture), as ci/pipeline/tree.py.
-tar -xf "${NSFD_TARBALL:-/usr/src/linux-source-6.12.tar.xz}" -C "$dir" --strip-components=1
+# NSFD_TARBALL: another tarball (make check's small fixture), else the one
+# ci/pipeline/tree.py names.
+tarball=${NSFD_TARBALL:-$(PYTHONPATH="$top" python3 -B -P -c 'from ci.pipeline.tree import TARBALL; print(TARBALL)')}
+tar -xf "$tarball" -C "$dir" --strip-components=1
 cd "$dir"
 git init -q
 g() { git -c user.name="$kind" -c user.email="$kind@localhost" "$@"; }

@@ -11,26 +11,27 @@ uapi header, as a sys_ni_syscall stand-in: the kernel builds, and NAME
 returns ENOSYS. Prints the commit and the number taken.
 """
 
+import argparse
 import os
 import subprocess
 import sys
 
 import ci
-from ci.series import renumber
+from ci import args as cli_args
+from ci.results.model import ExitCode
+from ci.series import patch_list, renumber
 
 TOP = ci.TOP
 
 
 def wiring():
     """The Wiring of the series' wiring patch (patches/series)."""
-    with open(os.path.join(TOP, 'patches', 'series')) as f:
-        names = [l.strip() for l in f if l.strip() and not l.startswith('#')]
-    for name in names:
+    for name in patch_list.read(TOP):
         with open(os.path.join(TOP, 'patches', name), errors='surrogateescape') as f:
             w = renumber.Wiring.of(f.read())
         if w:
             return w
-    sys.exit('syscall-taken: no patch of patches/series wires a syscall into the tables')
+    raise ValueError('syscall-taken: no patch of patches/series wires a syscall into the tables')
 
 
 def taken(read, w, name, n=None, only=None):
@@ -61,13 +62,23 @@ def read_in(d):
 
 
 def main(argv):
-    if len(argv) not in (2, 3) or os.path.exists(argv[1]):
-        sys.exit(__doc__.split('\n\n')[1])
-    d, name = argv[1], argv[2] if len(argv) == 3 else 'setxattrat'
+    p = argparse.ArgumentParser(prog='python3 -m ci.dev.syscall_taken',
+                                description=__doc__.split('\n\n')[1])
+    p.add_argument('dir', help='a new directory: the clone with the stand-in commit')
+    p.add_argument('name', nargs='?', default='setxattrat')
+    a, code = cli_args.parse(p, argv[1:])
+    if a is None:
+        return code
+    if os.path.exists(a.dir):
+        print('syscall-taken: %s exists' % a.dir, file=sys.stderr)
+        return ExitCode.ENVIRONMENT
+    d, name = a.dir, a.name
     src = os.path.join(TOP, 'build', 'patched', 'src')
     if subprocess.run(['git', '-C', src, 'rev-parse', '-q', '--verify', 'nsfd-base'],
                       capture_output=True).returncode:
-        sys.exit('syscall-taken: no tree in %s (tag nsfd-base): run make run first' % src)
+        print('syscall-taken: no tree in %s (tag nsfd-base): run make run first' % src,
+              file=sys.stderr)
+        return ExitCode.ENVIRONMENT
     git = ['git', '-C', d, '-c', 'user.name=nsfd', '-c', 'user.email=nsfd@localhost']
     subprocess.run(['git', 'clone', '-q', '--shared', '--no-checkout', src, d], check=True)
     subprocess.run(git[:3] + ['checkout', '-q', '-b', 'taken', 'nsfd-base'], check=True)
@@ -82,8 +93,8 @@ def main(argv):
     head = subprocess.run(git[:3] + ['rev-parse', 'HEAD'], capture_output=True, text=True,
                           check=True).stdout.strip()
     print('syscall-taken: %s: %s takes %d (commit %s)' % (d, name, n, head[:12]))
-    return 0
+    return ExitCode.PASS
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    sys.exit(cli_args.run(main, sys.argv))

@@ -10,4 +10,5 @@
 set -uo pipefail
 [ $# = 2 ] || { echo "usage: ci/mutants/apply.sh TREE MUTANTFILE" >&2; exit 2; }
 [ -d "$1" ] || { echo "mutants: $1 is not a directory" >&2; exit 2; }
-exec python3 -B "$(dirname "$0")/mutant.py" apply "$1" "$2"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+PYTHONPATH=$top${PYTHONPATH:+:$PYTHONPATH} exec python3 -B -P -m ci.mutants.mutant apply "$1" "$2"

@@ -45,7 +45,9 @@ import sys
 import time
 
 import ci
+from ci import args as ci_args, variants
 from ci.pipeline import procs, runlog
+from ci.results.model import ExitCode
 from . import mutant  # parse, check, record, score
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -106,12 +108,12 @@ def verdict(rc, applied, tree_failed):
     tree could not be prepared (TREE_FAILED: the mutant did not apply).
     STOP: the campaign cannot go on (an environment error, or a
     prepare-tree that does not apply mutants)."""
-    if rc in (0, 1):
+    if rc in (ExitCode.PASS, ExitCode.FAIL):
         if not applied:
             return 'error', 'ci/prepare-tree.sh did not apply the mutant (ci/mutants/README, ' \
                             '"How a run goes"); stopping'
-        return ('killed' if rc == 1 else 'survived'), None
-    if rc == 2 and not tree_failed:
+        return ('killed' if rc == ExitCode.FAIL else 'survived'), None
+    if rc == ExitCode.ENVIRONMENT and not tree_failed:
         return 'error', 'ci/nsfd exit 2 outside the mutant (environment); stopping'
     return 'error', None
 
@@ -119,7 +121,7 @@ def verdict(rc, applied, tree_failed):
 def run_nsfd(log, mutant_file, arch, config):
     """ci/nsfd run ARCH [--config CONFIG], with NSFD_MUTANT=MUTANT_FILE if
     given, its output to LOG; its exit status."""
-    out = os.path.join(TOP, 'out', arch + ('-' + config if config else ''))
+    out = os.path.join(TOP, 'out', variants.name(arch, False, config))
     try:
         os.unlink(os.path.join(out, 'results.json'))
     except OSError:
@@ -192,7 +194,7 @@ def campaign():
                 % (b, arch, ' --config ' + config if config else '', b))
             t = time.monotonic()
             rc = run_nsfd(log, '', arch, config)
-            if rc != 0:
+            if rc != ExitCode.PASS:
                 sys.stdout.write(tail(log, 15))
                 raise Stop('%s: ci/nsfd exit %d (%s s): the unmutated tree must pass, or every '
                            'mutant would count as killed; nothing was mutated' % (b, rc, since(t)))
@@ -213,37 +215,37 @@ def campaign():
         t = time.monotonic()
         rc = run_nsfd(log, f, arch, config)
         secs = since(t)
-        out = os.path.join(TOP, 'out', arch + ('-' + config if config else ''), 'results.json')
+        out = os.path.join(TOP, 'out', variants.name(arch, False, config), 'results.json')
         if os.path.isfile(out):
             shutil.copy(out, kept)
         with open(log, errors='replace') as fh:
             text = fh.read()
         # The run must have built this mutant: the tree's working file holds
         # it (ci/prepare-tree.sh applies it last; only the next run takes it out).
-        applied = rc in (0, 1) and applied_in_tree(f)
+        applied = rc in (ExitCode.PASS, ExitCode.FAIL) and applied_in_tree(f)
         said, stopped = verdict(rc, applied, 'tree: cannot prepare' in text)
-        if stopped and rc in (0, 1):
+        if stopped and rc in (ExitCode.PASS, ExitCode.FAIL):
             with open(log, 'a') as fh:
                 fh.write('mutants: %s is not in %s after the run: ci/prepare-tree.sh does not apply '
                          'NSFD_MUTANT\n' % (name, TREE))
         mutant.record(results, name, said, rc, secs, kept if said != 'error' else None)
         if stopped:
-            if rc == 2:
+            if rc == ExitCode.ENVIRONMENT:
                 sys.stdout.write(tail(log, 10))
             say(stopped.replace('(environment)', '(environment, see %s)' % log))
             break
         if said == 'error':
             lines = [l for l in text.splitlines()
-                     if (l.startswith('mutants: ') if rc == 2 else
+                     if (l.startswith('mutants: ') if rc == ExitCode.ENVIRONMENT else
                          ('did not build' in l or 'build-failed' in l))]
-            sys.stdout.write(''.join('    %s\n' % l for l in lines[:None if rc == 2 else 3]))
+            sys.stdout.write(''.join('    %s\n' % l for l in lines[:None if rc == ExitCode.ENVIRONMENT else 3]))
 
     if os.environ.get('NSFD_MUTANTS_RESTORE', '1') != '0':
         for arch, config in kernels:
             r = 'restore' + ('-' + label(arch, config) if label(arch, config) else '')
             t = time.monotonic()
             rc = run_nsfd(os.path.join(RES, 'logs', r + '.log'), '', arch, config)
-            if rc == 0:
+            if rc == ExitCode.PASS:
                 say('%s: the unmutated tree rebuilt and passed (%s s)' % (r, since(t)))
             else:
                 say('%s: ci/nsfd exit %d on the unmutated tree (%s s, out/mutants/logs/%s.log)'
@@ -252,7 +254,7 @@ def campaign():
         say("restore skipped: build/ holds the last mutant's objects; the next 'make run' rebuilds them")
 
     rc = mutant.summary(results, os.path.join(HERE, 'README'), names, since(start))
-    return 2 if stopped else rc
+    return ExitCode.ENVIRONMENT if stopped else rc
 
 
 def applied_in_tree(path):
@@ -263,9 +265,9 @@ def applied_in_tree(path):
 
 
 def main(argv):
-    if len(argv) > 1:
-        sys.stderr.write(__doc__.split('\n\n')[1] + '\n')
-        return 2
+    _, code = ci_args.parse(ci_args.parser('python3 -m ci.mutants.campaign', __doc__), argv[1:])
+    if code is not None:
+        return code
     os.environ['PYTHONDONTWRITEBYTECODE'] = '1'
     # A mutant that KUnit already caught needs no kselftest guest (a leak
     # mutant would keep the guest waiting on every "freed" deadline): its
@@ -275,13 +277,13 @@ def main(argv):
     # SIGTERM, SIGINT, SIGHUP: ci/nsfd and everything under it end, exit 2
     # (the mutant in flight gets no verdict; the next run lays the tree anew);
     # this process is their subreaper and exits after the last of them.
-    procs.stop_on_signals(2)
+    procs.stop_on_signals(ExitCode.ENVIRONMENT)
     try:
         return campaign()
     except Stop as e:
         say(str(e))
-        return 2
+        return ExitCode.ENVIRONMENT
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    sys.exit(ci_args.run(main, sys.argv))

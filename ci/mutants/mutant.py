@@ -33,6 +33,9 @@ import re
 import subprocess
 import sys
 
+from ci import args as ci_args
+from ci.results.model import ExitCode
+
 KEYS = ('file', 'find', 'replace')
 OPTIONAL = ('config', 'arch')
 DEFAULT_ARCH = 'x86_64'
@@ -166,7 +169,7 @@ def check(tree, paths, base=None, rev=None):
             print(f'BAD {e}')
             bad += 1
     print(f'{len(paths) - bad}/{len(paths)} mutants apply exactly once')
-    return 2 if bad else 0
+    return ExitCode.ENVIRONMENT if bad else ExitCode.PASS
 
 
 def equivalents(readme):
@@ -274,14 +277,18 @@ def option(args, flag):
 
 
 def main(argv):
+    cmd, words = ci_args.commands('python3 -m ci.mutants.mutant', __doc__, ('apply', 'check', 'parse', 'config', 'arch', 'applied', 'record', 'summary', 'equivalents'), argv[1:])
+    if cmd is None:
+        return words
+    argv = [argv[0], cmd] + words
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
-        return 2
+        return ExitCode.ENVIRONMENT
     cmd, args = argv[1], argv[2:]
     try:
         if cmd == 'apply' and len(args) == 2:
             apply(args[0], args[1])
-            return 0
+            return ExitCode.PASS
         if cmd == 'check' and args:
             base, args = option(args, '--base')
             rev, args = option(args, '--rev')
@@ -296,7 +303,7 @@ def main(argv):
             m = parse(args[1])
             target = os.path.join(args[0], m['file'])
             text = read_lines(target) if os.path.isfile(target) else []
-            return 0 if (not matches(text, m['find']) and matches(text, m['replace'])) else 1
+            return ExitCode.PASS if (not matches(text, m['find']) and matches(text, m['replace'])) else ExitCode.FAIL
         if cmd == 'parse' and args:
             bad = 0
             for p in args:
@@ -306,16 +313,16 @@ def main(argv):
                     print(f'BAD {e}')
                     bad += 1
             print(f'{len(args) - bad}/{len(args)} mutants parse')
-            return 2 if bad else 0
+            return ExitCode.ENVIRONMENT if bad else ExitCode.PASS
         if cmd == 'config' and len(args) == 1:
             print(parse(args[0]).get('config', ''))
-            return 0
+            return ExitCode.PASS
         if cmd == 'arch' and len(args) == 1:
             print(parse(args[0]).get('arch', DEFAULT_ARCH))
-            return 0
+            return ExitCode.PASS
         if cmd == 'record' and len(args) in (5, 6):
             record(*args)
-            return 0
+            return ExitCode.PASS
         if cmd == 'summary':
             wall, args = option(args, '--wall')
             if len(args) >= 2:
@@ -323,13 +330,13 @@ def main(argv):
         if cmd == 'equivalents' and len(args) == 1:
             for n, why in sorted(equivalents(args[0]).items()):
                 print(f'{n}\t{why}')
-            return 0
+            return ExitCode.PASS
     except MutantError as e:
         print(f'mutants: {e}', file=sys.stderr)
-        return 2
+        return ExitCode.ENVIRONMENT
     print(__doc__, file=sys.stderr)
-    return 2
+    return ExitCode.ENVIRONMENT
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    sys.exit(ci_args.run(main, sys.argv))

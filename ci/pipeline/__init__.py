@@ -21,6 +21,7 @@ qemu_configs/):
   arches.py   ci/arch/*.conf, read as data
 
 The results (out/VARIANT/results.json and the rest) are written by
-ci/results/report.py from what the stages leave in out/VARIANT/; the KTAP and
-console parsing is ci/results/ktap.py and ci/results/console.py.
+ci/results/report.py from what the stages leave in out/VARIANT/: collected
+(collect.py), judged (judge.py), written (publish.py, results.json last);
+the KTAP and console parsing is ci/results/ktap.py and ci/results/console.py.
 """

@@ -6,6 +6,8 @@ import os
 import shutil
 
 import ci
+
+from ci.results.model import ExitCode
 from . import kernel, procs, qemu
 from .runlog import EnvError, now, since
 
@@ -27,10 +29,10 @@ def run(v):
                   os.path.join(v.kdir, 'usr/include'), '-o', prog,
                   os.path.join(v.ci, 'guest', 'socketat_bench.c')]):
         v.say('bench: the benchmark does not build')
-        return 125
+        return ExitCode.NOT_BUILT
     if procs.run([os.path.join(v.ci, 'guest', 'build-initramfs.sh'), v.kdir, v.gdir, gcc, prog],
                  out=os.devnull, stderr_to_out=False):
-        return 125
+        return ExitCode.NOT_BUILT
     if not kernel.record_identity(v):
         raise EnvError('bench: cannot read the banner and build-id of %s/vmlinux' % v.kdir)
     shutil.copy(os.path.join(v.gdir, 'initramfs.id'), os.path.join(v.out, 'initramfs-bench.id'))
@@ -42,7 +44,7 @@ def run(v):
     if rc:
         v.say('bench: the guest ended with status %d' % rc)
     rc = procs.run(ci.command('ci.results.report', 'bench', v.out))
-    if rc == 0:
+    if rc == ExitCode.PASS:
         v.say('bench: done in %s s; out/%s/bench.json' % (since(t), v.arch))
     else:
         v.say('bench: no result (exit %d) after %s s' % (rc, since(t)))

@@ -40,6 +40,7 @@ after the first that fails), NSFD_OVERLAP=0 (make test: a variant's tests
 not beside the next kernel build).
 """
 
+import argparse
 import os
 import re
 import subprocess
@@ -48,7 +49,8 @@ import time
 
 import ci
 from ci import variants
-from ci.results import merge, report
+from ci.results import merge
+from ci.results.model import ExitCode, exit_of, machine_fault, verdict
 from . import arches, kernel, procs, runlog
 from .runlog import EnvError, Say, now, since
 from .variant import Run, Variant
@@ -60,7 +62,7 @@ CI = os.path.join(TOP, 'ci')
 def usage():
     sys.stderr.write(__doc__.split('\n\n')[1] + '\n')
     print(runlog.NOTHING_JUDGED, flush=True)
-    return 2
+    return ExitCode.ENVIRONMENT
 
 
 def setup_env():
@@ -77,56 +79,73 @@ def setup_env():
         os.environ['CCACHE_DEPEND'] = '1'
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, its usage error raised (the caller says 2), not exited."""
+
+    def error(self, message):
+        raise _Usage(message)
+
+
+class _Usage(Exception):
+    pass
+
+
+def parser():
+    """ci/nsfd's commands and their options (run, guest, test, bench, cc;
+    robot, merge and variants parse their own)."""
+    p = _Parser(prog='ci/nsfd', description=__doc__.split('\n\n')[0],
+                usage=__doc__.split('\n\n')[1].replace('usage: ', '', 1))
+    sub = p.add_subparsers(dest='cmd', required=True, parser_class=_Parser)
+    for name in ('run', 'guest', 'test', 'bench', 'cc'):
+        c = sub.add_parser(name)
+        c.add_argument('arch', nargs='?', default='x86_64')
+        c.add_argument('--debug', action='store_true')
+        c.add_argument('--kernel-src', default='')
+        c.add_argument('--kernel-rev', default='')
+        c.add_argument('--uid', default='')
+        c.add_argument('--config', default='')
+        if name == 'test':
+            c.add_argument('--all', action='store_true')
+        if name == 'run':
+            c.add_argument('--with-series', action='store_true')
+    return p
+
+
 def parse(argv):
-    """(command, options) or EnvError; None for a usage error."""
+    """(command, options) or EnvError; None for a usage error, ('help',
+    None) for --help."""
     if not argv:
         return None
-    opts = {'arch': 'x86_64', 'debug': False, 'kernel_src': '', 'kernel_rev': '',
-            'config': '', 'uid': '', 'all': False, 'with_series': False}
-    args = argv[1:]
-    i = 0
-
-    def value(flag):
-        nonlocal i
-        if i + 1 >= len(args) or not args[i + 1]:
+    try:
+        a = parser().parse_args(argv)
+    except _Usage:
+        return None
+    except SystemExit:          # --help: printed
+        return 'help', None
+    if a.cmd == 'test' and a.arch != 'x86_64':
+        return None
+    opts = {'arch': a.arch, 'debug': a.debug, 'kernel_src': '', 'kernel_rev': a.kernel_rev,
+            'config': a.config, 'uid': a.uid, 'all': getattr(a, 'all', False),
+            'with_series': getattr(a, 'with_series', False)}
+    for flag, value in (('--kernel-src', a.kernel_src), ('--kernel-rev', a.kernel_rev),
+                        ('--uid', a.uid), ('--config', a.config)):
+        if not value and any(x == flag or x.startswith(flag + '=') for x in argv):
             raise EnvError('%s needs a value' % flag)
-        i += 1
-        return args[i]
-    while i < len(args):
-        a = args[i]
-        if a == '--debug':
-            opts['debug'] = True
-        elif a == '--all' and argv[0] == 'test':
-            opts['all'] = True
-        elif a == '--kernel-src' or a.startswith('--kernel-src='):
-            d = a.split('=', 1)[1] if '=' in a else value(a)
-            if not os.path.isdir(d):
-                raise EnvError('--kernel-src %s is not a directory' % d)
-            opts['kernel_src'] = os.path.abspath(d)
-        elif a == '--kernel-rev':
-            opts['kernel_rev'] = value(a)
-        elif a == '--with-series' and argv[0] == 'run':
-            opts['with_series'] = True
-        elif a == '--uid':
-            opts['uid'] = value(a)
-            if not re.fullmatch('[0-9]+', opts['uid']):
-                raise EnvError("--uid needs a number, not '%s'" % opts['uid'])
-        elif a == '--config':
-            opts['config'] = value(a)
-            if opts['config'] not in variants.matrix_configs():
-                raise EnvError("unknown config '%s'; known: %s"
-                               % (opts['config'], ' '.join(variants.matrix_configs())))
-        elif a.startswith('-'):
-            return None
-        else:
-            if a not in arches.known():
-                raise EnvError("unknown arch '%s'; known: %s" % (a, ' '.join(arches.known())))
-            opts['arch'] = a
-        i += 1
+    if a.kernel_src:
+        if not os.path.isdir(a.kernel_src):
+            raise EnvError('--kernel-src %s is not a directory' % a.kernel_src)
+        opts['kernel_src'] = os.path.abspath(a.kernel_src)
+    if a.uid and not re.fullmatch('[0-9]+', a.uid):
+        raise EnvError("--uid needs a number, not '%s'" % a.uid)
+    if a.config and a.config not in variants.matrix_configs():
+        raise EnvError("unknown config '%s'; known: %s"
+                       % (a.config, ' '.join(variants.matrix_configs())))
+    if a.arch not in arches.known():
+        raise EnvError("unknown arch '%s'; known: %s" % (a.arch, ' '.join(arches.known())))
     if opts['with_series'] and not opts['kernel_src']:
         raise EnvError('--with-series needs --kernel-src DIR: the tree that carries the series '
                        '(make series KERNEL_SRC=DIR prints it)')
-    return argv[0], opts
+    return a.cmd, opts
 
 
 def prepare_deps(say, *arch_names):
@@ -199,7 +218,7 @@ def cmd_test(say, o):
     say('pipeline: testing the pipeline itself (ci/tests), beside the tree and the first kernel')
     os.makedirs(os.path.join(TOP, 'out', 'pipeline'), exist_ok=True)
     # The exits of make test's children count beside their results.json
-    # (report.verdict): a child that ended without writing its own (an
+    # (model.verdict): a child that ended without writing its own (an
     # environment error, a signal) is 2, never a stale file's verdict.
     # The pipeline's tests wait for events, never for a time
     # (ci/tests/waits.py), so they run beside the builds, not before them.
@@ -212,7 +231,7 @@ def cmd_test(say, o):
     # Before the robot, which writes out/series/ (a case of the tests reads it).
     codes = [procs.status(pipeline.wait())]
     if codes[-1]:
-        say('pipeline: its own tests %s' % ('failed' if codes[-1] == 1 else
+        say('pipeline: its own tests %s' % ('failed' if codes[-1] == ExitCode.FAIL else
                                             'could not run (exit %d)' % codes[-1]))
     say('robot: the mailed series on pristine 6.12, kselftest\'s own runner')
     robot = variants.ROBOT
@@ -224,7 +243,7 @@ def cmd_test(say, o):
                                pass_fds=(procs.LOCK_FD,)))
     finally:
         run.finish_pending()
-    if codes[-1] not in (0, 1, 125):
+    if codes[-1] not in (ExitCode.PASS, ExitCode.FAIL, ExitCode.NOT_BUILT):
         say('robot: ended with exit %d (environment): make test\'s exit counts it' % codes[-1])
     # The robot clears out/robot-ARCH/ before its first step: a results.json
     # there is this run's, and none is 2 (report.py summary).
@@ -234,7 +253,7 @@ def cmd_test(say, o):
         run_variants(run, fan_out, results)
         run.finish_pending()
     say('test: done in %s s' % since(start))
-    return report.verdict([summary(*results)] + codes)
+    return verdict([summary(*results)] + codes)
 
 
 def cmd_bench(say, o):
@@ -252,7 +271,7 @@ def cmd_cc(_say, o):
     for k in sorted(os.environ):
         if k.startswith('CCACHE_'):
             print('%s=%s' % (k, os.environ[k]))
-    return 0
+    return ExitCode.PASS
 
 
 COMMANDS = {'run': cmd_run, 'guest': lambda say, o: cmd_run(say, o, guest_only=True),
@@ -280,19 +299,31 @@ def main(argv):
         # runner (ci/pipeline/robot.py).
         if cmd == 'robot':
             from . import robot
-            return robot.main(say, argv[1:])
+            return four_codes(say, cmd, robot.main(say, argv[1:]))
         parsed = parse(argv)
+        if parsed and parsed[0] == 'help':
+            return ExitCode.PASS
         if not parsed or parsed[0] not in COMMANDS:
             return usage()
-        return COMMANDS[parsed[0]](say, parsed[1])
+        return four_codes(say, cmd, COMMANDS[parsed[0]](say, parsed[1]))
     except EnvError as e:
         say(str(e))
     except Exception as e:  # a fault of the pipeline itself judged nothing
         import traceback
         traceback.print_exc(file=sys.stdout)
-        fault = report.machine_fault(e)
+        fault = machine_fault(e)
         say('environment error: %s: nothing was judged' % fault if fault else
             'the pipeline itself raised an exception (above): nothing was judged; '
             'please report it with this log')
     print(runlog.NOTHING_JUDGED, flush=True)
-    return 2
+    return ExitCode.ENVIRONMENT
+
+
+def four_codes(say, cmd, rc):
+    """RC as one of the four codes: a status that is none of them (a
+    child killed by a signal: 137) is 2, and the run says why."""
+    code, cause = exit_of(rc)
+    if cause:
+        say('%s: %s: nothing was judged' % (cmd, cause))
+        print(runlog.NOTHING_JUDGED, flush=True)
+    return code

@@ -3,8 +3,8 @@ status. Pure functions: ci/tests/test_faults.py calls each with the
 statuses and logs a real run gives (its Decisions cases) and reaches them
 through the real stages (its Faults cases).
 
-A stage's status feeds ci/results/report.py, which turns the variant's stages and
-tests into its exit code: ok and skipped decide nothing; fail and timeout
+A stage's status feeds ci/results/judge.py, which turns the variant's stages and
+tests into its exit code (ci/results/model.py's ExitCode): ok and skipped decide nothing; fail and timeout
 are 1 (a test failed); build-failed is 125 (git bisect run skips the
 commit); env-error is 2 (nothing was judged).
 
@@ -12,13 +12,14 @@ A machine fault is env-error with its cause named, never fail, timeout or
 build-failed: a process the kernel's OOM killer took (the host's kernel
 log, read by ci/pipeline/machine.py, names it), a full disk, a tool that
 is not installed (build_fault, sigkill_before_limit, machine_end,
-missing_tool; ci/results/report.py's machine_fault for an exception).
+missing_tool; ci/results/model.py's machine_fault for an exception).
 docs/exit-codes.md has each situation's code on every path.
 """
 
 import os
 import re
 
+from ci.results.model import ExitCode
 from .runlog import Stage
 
 # timeout(1)'s own statuses: 124 the command timed out (137 when it had
@@ -44,9 +45,9 @@ def tree(rc):
     """tree.prepare's verdict (ci/pipeline/tree.py): ok; 125 the tree's
     commit cannot take the tests (build-failed); anything else an
     environment error (None)."""
-    if rc == 0:
+    if rc == ExitCode.PASS:
         return 'ok'
-    if rc == 125:
+    if rc == ExitCode.NOT_BUILT:
         return 'build-failed'
     return None
 
@@ -198,6 +199,45 @@ def build_fault(rc, log_text, kills=()):
     return None
 
 
+# kunit.py (kunit_kernel.py's validate_config): a symbol of the
+# .kunitconfig that olddefconfig did not keep, then "Missing: CONFIG_X=y, ...".
+KCONFIG_NOT_KEPT = re.compile(r'Not all Kconfig options selected in kunitconfig were in the '
+                              r'generated \.config')
+KCONFIG_MISSING = re.compile(r'Missing: (.*)$', re.M)
+
+
+def kconfig_missing(log_text):
+    """The symbols (without CONFIG_) kunit.py said the generated .config
+    lacks, in order; [] when it said no such thing."""
+    m = KCONFIG_NOT_KEPT.search(log_text)
+    if not m:
+        return []
+    miss = KCONFIG_MISSING.search(log_text, m.end())
+    return list(dict.fromkeys(re.findall(r'CONFIG_(\w+)', miss.group(1)))) if miss else []
+
+
+def misspelled_symbols(missing, declared, reference_declared=None):
+    """The symbols of MISSING that are our input's fault: declared by no
+    Kconfig of the tree under test (DECLARED) nor of the reference tree
+    (REFERENCE_DECLARED, the patched 6.12; None when there is none to
+    ask, and then a symbol the tree under test lacks may be one it never
+    had: not ours to call misspelled). A symbol the tree declares but
+    could not set (an unsatisfied dependency), or that only the tree
+    under test lacks, is the tree's: build-failed (125), as before."""
+    if reference_declared is None:
+        return []
+    return [s for s in missing if s not in declared and s not in reference_declared]
+
+
+def kconfig_typo(symbols, where):
+    """The env-error Stage of SYMBOLS no Kconfig declares; WHERE:
+    symbol -> the fragments that set it."""
+    return Stage('env-error', '; '.join(
+        'CONFIG_%s (%s) is declared by no Kconfig: a misspelled symbol in nsfd\'s own '
+        'fragments, our input is wrong, not the tree' % (s, ', '.join(where.get(s, [])) or
+                                                        'kunit-configs/') for s in symbols))
+
+
 def ccache_line(before, after):
     """The hit rate of one build from ccache's counters before and after
     ((hits, misses) pairs)."""
@@ -233,7 +273,7 @@ def kunit_exec(rc, log_text, log_name, kills=()):
 def boot_end(rc, qemu, console_text, timed_out):
     """A boot's end from QEMU's or timeout's exit: (status, detail),
     TIMED_OUT the detail of a timeout. QEMU's exit 0 is the init's reboot;
-    what the console holds is judged elsewhere (ci/results/report.py,
+    what the console holds is judged elsewhere (ci/results/judge.py,
     ci/robot/judge.py)."""
     first = console_text.split('\n', 1)[0]
     if rc == 0:

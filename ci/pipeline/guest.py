@@ -5,7 +5,7 @@
 QEMU under TCG keeps one core busy a guest; each guest is a kernel of its
 own, so tests that change global state (ucount limits, sysctls) cannot
 meet. Guest 1 writes console-kselftest.log and kselftest-channel.log,
-guest N>1 the same names with -N (ci/results/report.py reads them all).
+guest N>1 the same names with -N (ci/results/collect.py reads them all).
 """
 
 import glob
@@ -192,7 +192,7 @@ def settings_timeout(initramfs_list):
 
 def boot(v):
     """The guest stage: every guest booted side by side, waited for, and
-    judged on how each ended (the KTAP is ci/results/report.py's)."""
+    judged on how each ended (the KTAP is ci/results/collect.py's)."""
     for d in guest_dirs(v):
         shutil.copy(os.path.join(d, 'initramfs.id'),
                     os.path.join(v.out, 'initramfs%s.id' % suffix(int(os.path.basename(d)))))

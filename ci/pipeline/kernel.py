@@ -14,7 +14,7 @@ import re
 import shutil
 import subprocess
 
-from ci.results import identity, report
+from ci.results import expected, identity
 from . import bootwatch, decide, kunitconfig, machine, procs
 from .kunit_objects import rows as kunit_object_rows
 from .runlog import EnvError, Stage, now, since, show_tail
@@ -42,6 +42,52 @@ def write_kunitconfig(v, off=()):
         kunitconfig.merge(v.kcfg, fragments(v), off)
     except OSError as e:
         raise EnvError('kunit-configs: cannot merge the fragments into %s: %s' % (v.kcfg, e))
+
+
+KCONFIG_DECL = re.compile(r'^\s*(?:menu)?config\s+(\w+)\s*$', re.M)
+
+
+def declared_symbols(src, wanted):
+    """The symbols of WANTED that a Kconfig file of the tree SRC declares
+    ("config SYM" or "menuconfig SYM"); None when SRC is no tree."""
+    if not os.path.isdir(src):
+        return None
+    found = set()
+    for d, dirs, files in os.walk(src):
+        dirs[:] = [x for x in dirs if not x.startswith('.')]
+        for name in files:
+            if name.startswith('Kconfig'):
+                try:
+                    with open(os.path.join(d, name), errors='replace') as f:
+                        found |= set(KCONFIG_DECL.findall(f.read())) & set(wanted)
+                except OSError:
+                    pass
+    return found
+
+
+def kconfig_verdict(v, result, log_text):
+    """RESULT (a build-failed Stage) unless kunit.py's "Not all Kconfig
+    options..." names a symbol of nsfd's own fragments that no Kconfig
+    declares, in the tree under test or the patched 6.12 tree: a
+    misspelling, our input (env-error naming it, exit 2). A symbol the
+    tree under test lacks stays build-failed (125)."""
+    missing = decide.kconfig_missing(log_text)
+    if not missing or result.status != 'build-failed':
+        return result
+    declared = declared_symbols(v.src, missing) or set()
+    reference = v.src if v.run.patched else v.run.reference_src
+    ref = declared if reference == v.src else declared_symbols(reference, missing)
+    typos = decide.misspelled_symbols(missing, declared, ref)
+    if not typos:
+        return result
+    where = {}
+    for frag in fragments(v):
+        with open(frag, errors='replace') as f:
+            text = f.read()
+        for s in typos:
+            if re.search(r'^(?:# )?CONFIG_%s\b' % s, text, re.M):
+                where.setdefault(s, []).append(os.path.relpath(frag, v.top))
+    return decide.kconfig_typo(typos, where)
 
 
 def kernel_cc(ci, conf):
@@ -287,7 +333,7 @@ def _kunit_objects(kunit_dir):
     except (OSError, UnicodeError) as e:
         raise EnvError('%s cannot read %s: %s' % (helper, kunit_dir, e))
     try:
-        declared = report.expected_kunit_suites(os.path.dirname(kunit_dir))
+        declared = expected.kunit_suites(os.path.dirname(kunit_dir))
     except ValueError as e:
         raise EnvError(str(e))
     listed = {s for row in rows for s in row[3]}
@@ -335,7 +381,8 @@ def skip_uncompilable_suites(v):
     if rc:
         show_tail(log, v.say.stream)
         fault = decide.build_fault(rc, read_log(log), decide.oom_kills(klog.read()))
-        return v.stage('kernel', decide.not_built(fault, 'kunit.py config failed', v.rel(log)), t)
+        result = decide.not_built(fault, 'kunit.py config failed', v.rel(log))
+        return v.stage('kernel', kconfig_verdict(v, result, read_log(log)), t)
     rows = kunit_objects(v)
     for _, obj, _, _ in rows:
         try:
@@ -434,6 +481,7 @@ def build(v):
     fault = None if rc == 0 and image_there else decide.build_fault(rc, read_log(log), kills)
     result = decide.kernel_build(rc, image_there, v.rel(log), fault)
     if result.status != 'ok':
+        result = kconfig_verdict(v, result, read_log(log))
         show_tail(log, v.say.stream)
         return v.stage('kernel', result, t)
     if expected is None:

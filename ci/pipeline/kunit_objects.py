@@ -12,9 +12,13 @@ command prints one line each: SYMBOL<TAB>OBJECT<TAB>SOURCE<TAB>SUITE[,SUITE...]
     DIR/file.o, which compiles kunit/DIR/name.c beside the static code.
 The suites are the `.name = "..."` of each struct kunit_suite in SOURCE.
 """
+import argparse
 import os
 import re
 import sys
+
+from ci import args as cli_args
+from ci.results.model import ExitCode
 
 OBJ = re.compile(r'^obj-\$\(CONFIG_(\w+)\)\s*\+=\s*(\S+)\.o\s*$', re.M)
 IFDEF = re.compile(r'^#if(?:def\s+CONFIG_(\w+)|\s+IS_ENABLED\(CONFIG_(\w+)\))\s*\n'
@@ -52,12 +56,17 @@ def rows(kunit):
     return found
 
 
-def main(kunit):
-    for sym, obj, src, names in rows(kunit):
+def main(argv):
+    p = argparse.ArgumentParser(prog='python3 -m ci.pipeline.kunit_objects',
+                                description='the KUnit objects kunit/append/ wires into a tree')
+    p.add_argument('kunit', help="nsfd's kunit/ directory")
+    a, code = cli_args.parse(p, argv)
+    if a is None:
+        return code
+    for sym, obj, src, names in rows(a.kunit):
         print('\t'.join([sym, obj, src, ','.join(names)]))
+    return ExitCode.PASS
 
 
 if __name__ == '__main__':
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    main(sys.argv[1])
+    sys.exit(cli_args.run(main, sys.argv[1:]))

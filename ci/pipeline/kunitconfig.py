@@ -11,9 +11,13 @@ whatever a fragment says (a KUnit suite that does not compile on a tree).
 OUT is rewritten only when its content changes: kunit.py reconfigures on a
 new one.
 """
+import argparse
 import os
 import re
 import sys
+
+from ci import args as cli_args
+from ci.results.model import ExitCode
 
 SET = re.compile(r'^(CONFIG_\w+)=(.*)$')
 UNSET = re.compile(r'^# (CONFIG_\w+) is not set$')
@@ -51,18 +55,18 @@ def merge(out, frags, off=()):
 
 
 def main(argv):
-    if len(argv) < 2:
-        sys.exit(__doc__)
-    out, args = argv[1], argv[2:]
-    off, frags = [], []
-    while args:
-        a = args.pop(0)
-        if a == '--off' and args:
-            off.append(args.pop(0))
-        else:
-            frags.append(a)
-    merge(out, frags, off)
+    p = argparse.ArgumentParser(prog='python3 -m ci.pipeline.kunitconfig',
+                                description='.kunitconfig fragments merged, the later winning')
+    p.add_argument('out')
+    p.add_argument('--off', action='append', default=[], metavar='SYMBOL',
+                   help='CONFIG_SYMBOL off, whatever a fragment says')
+    p.add_argument('fragments', nargs='*', metavar='FRAGMENT')
+    a, code = cli_args.parse(p, argv[1:])
+    if a is None:
+        return code
+    merge(a.out, a.fragments, a.off)
+    return ExitCode.PASS
 
 
 if __name__ == '__main__':
-    main(sys.argv)
+    sys.exit(cli_args.run(main, sys.argv))

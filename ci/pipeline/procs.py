@@ -27,6 +27,7 @@ import sys
 import threading
 import time
 
+from ci.results.model import ExitCode
 from . import runlog
 
 
@@ -219,7 +220,7 @@ def _end():
     stop_tree()
 
 
-def stop_on_signals(stop_exit=2):
+def stop_on_signals(stop_exit=ExitCode.ENVIRONMENT):
     """Make this process a driver: the child subreaper of its tree, which
     it ends (stop_tree) before it exits, and the handlers: on SIGTERM,
     SIGINT or SIGHUP the whole tree ends, then this process, with

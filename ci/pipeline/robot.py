@@ -43,7 +43,8 @@ import subprocess
 import time
 
 import ci
-from ci.results import report
+from ci import args
+from ci.results import collect, resultsfile
 from . import arches, decide, kernel, machine, procs, qemu, runlog
 from .runlog import EnvError, Stage, now, since
 
@@ -293,7 +294,11 @@ class Robot:
         return decide.not_built(fault, what, 'out/%s/%s' % (self.name, log_name))
 
     def verdict(self):
-        return procs.run(ci.command('ci.robot.judge', self.out, TOP, self.arch))
+        code, cause = resultsfile.writer_exit(
+            procs.run(ci.command('ci.robot.judge', self.out, TOP, self.arch)), self.out)
+        if cause:
+            self.say('%s: verdict: ci/robot/judge.py %s' % (self.name, cause))
+        return code
 
     def run(self):
         start = now()
@@ -333,11 +338,16 @@ class Robot:
 
 def read(path):
     """PATH's text, '' when there is none."""
-    return report.read(path) or ''
+    return collect.read(path) or ''
 
 
 def main(say, argv):
     """ci/nsfd robot [ARCH]: the exit code."""
-    if len(argv) > 1:
-        raise EnvError('usage: ci/nsfd robot [ARCH]')
-    return Robot(say, argv[0] if argv else 'x86_64').run()
+    p = args.parser('ci/nsfd robot', __doc__.split('\n\n')[0])
+    p.add_argument('arch', nargs='?', default='x86_64')
+    a, code = args.parse(p, argv)
+    if a is None:
+        if code:
+            raise EnvError('usage: ci/nsfd robot [ARCH]')
+        return code
+    return Robot(say, a.arch).run()

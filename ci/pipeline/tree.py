@@ -1,5 +1,6 @@
-"""The kernel tree every variant builds from (DESIGN.md §3, stage 2), as a
-git repository: build/patched/src, or build/ext/src for KERNEL_SRC.
+"""The kernel tree every variant builds from (docs/design.md, "How a run
+flows"), as a git repository: build/patched/src, or build/ext/src for
+KERNEL_SRC.
 
 Without KERNEL_SRC: unpack Debian's linux-source-6.12 into DEST (once per
 tarball; every file gets the time of unpacking, never the archive's, so a
@@ -56,13 +57,16 @@ import stat
 import subprocess
 import sys
 
+from ci import args
+from ci.results.model import ExitCode
+from ci.series import patch_list
 from . import procs
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TARBALL = '/usr/src/linux-source-6.12.tar.xz'
 USAGE = 'usage: ci/prepare-tree.sh DEST [KERNEL_SRC [REV]]'
 
-READY, NOT_TAKEN, ENVIRONMENT = 0, 125, 2
+READY, NOT_TAKEN, ENVIRONMENT = ExitCode.PASS, ExitCode.NOT_BUILT, ExitCode.ENVIRONMENT
 
 # Called from a git hook or `git bisect run`, git's own variables would
 # point every git call at the caller's repository.
@@ -100,17 +104,6 @@ class Failed(Exception):
 
 
 # Decisions on the inputs, pure functions.
-
-def series_files(text):
-    """The patch files patches/series (TEXT) names, in order: one name a
-    line (its first word), # comments."""
-    names = []
-    for line in text.splitlines():
-        words = line.split('#', 1)[0].split()
-        if words:
-            names.append(words[0])
-    return names
-
 
 def kunit_patches(text):
     """kunit/patches (TEXT): one (message file, [tree path...]) a line, #
@@ -399,7 +392,7 @@ class Tree:
 
     def apply_series(self):
         series = _read(os.path.join(self.top, 'patches', 'series'))
-        names = series_files(series.decode(errors='surrogateescape'))
+        names = patch_list.names(series.decode(errors='surrogateescape'))
         h = hashlib.sha256(self.g('rev-parse', 'nsfd-base').encode())
         h.update(series)
         for p in names:
@@ -571,11 +564,18 @@ def prepare(dest, kernel_src='', rev='', top=TOP, tarball=None, mutant=None):
 
 
 def main(argv):
-    if not 1 <= len(argv) <= 3 or not argv[0]:
+    p = args.parser('ci/prepare-tree.sh', __doc__, usage=USAGE[len('usage: '):])
+    p.add_argument('dest')
+    p.add_argument('kernel_src', nargs='?', default='')
+    p.add_argument('rev', nargs='?', default='')
+    a, code = args.parse(p, argv)
+    if a is None:
+        return code
+    if not a.dest:
         print(USAGE, file=sys.stderr)
         return ENVIRONMENT
-    return prepare(*argv)
+    return prepare(a.dest, a.kernel_src, a.rev)
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(args.run(main, sys.argv[1:]))

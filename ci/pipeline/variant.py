@@ -7,7 +7,6 @@ ARCH, then -debug, then -CONFIG, then -uidN for --uid N).
 """
 
 import copy
-import json
 import os
 import re
 import shutil
@@ -17,7 +16,10 @@ import threading
 import traceback
 
 import ci
-from ci.results import report
+from ci import variants
+from ci.results import atomic, resultsfile
+from ci.results.model import ExitCode, machine_fault
+from ci.series import patch_list
 from . import arches, decide, guest, kernel, procs, runlog, tree
 from .runlog import Stage, now
 
@@ -45,6 +47,9 @@ class Run:
         # Judged as our own tree (report.py --patched): the tarball with
         # patches/, or a KERNEL_SRC that carries the series (--with-series).
         self.patched = not kernel_src or with_series
+        # The tree a symbol of nsfd's fragments must be declared in, when
+        # the tree under test lacks it (kernel.kconfig_verdict).
+        self.reference_src = os.path.join(top, 'build', 'patched', 'src')
         self.guest_uid, self.guest_only = guest_uid, guest_only
         self.jobs = procs.make_jobs()
         self.overlap = False
@@ -65,7 +70,7 @@ class Run:
         with runlog.heartbeat(self.say, 'tree'):
             rc = tree.prepare(self.src, self.kernel_src, self.kernel_rev, top=self.top)
         self.tree_secs = runlog.since(t)
-        self.say('tree: %s (%s s)' % ('ok' if rc == 0 else 'failed (exit %d)' % rc, self.tree_secs))
+        self.say('tree: %s (%s s)' % ('ok' if rc == ExitCode.PASS else 'failed (exit %d)' % rc, self.tree_secs))
         self.tree_rc = decide.tree(rc)
         if self.tree_rc is None:
             raise runlog.EnvError('tree: cannot prepare %s (exit %d, see above)' % (self.src, rc))
@@ -99,7 +104,7 @@ class Variant:
         self.top, self.ci, self.src = run.top, run.ci, run.src
         self.say = run.say
         self.conf = arches.load(arch)
-        self.name = arch + ('-debug' if debug else '') + ('-' + config if config else '')
+        self.name = variants.name(arch, debug, config)
         self.matrix = (os.path.join(self.top, 'kunit-configs', 'matrix', config + '.kunitconfig')
                        if config else None)
         vdir = os.path.join(run.bld, self.name)
@@ -137,7 +142,7 @@ class Variant:
         args = []
         if self.run.kernel_src:
             return args
-        for p in report.series_files(self.top):
+        for p in patch_list.read(self.top):
             with open(os.path.join(self.top, 'patches', p), 'rb') as f:
                 pid = subprocess.run(['git', 'patch-id', '--stable'], input=f.read(),
                                      capture_output=True).stdout.decode().split(' ')[0]
@@ -152,16 +157,21 @@ class Variant:
         cmd = ci.command('ci.results.report', 'variant', self.out,
                          '--arch', self.arch, '--variant', self.name, '--kernel-version', version,
                          '--kernel-source', self.run.kernel_src or
-                         '/usr/src/linux-source-6.12.tar.xz + patches/series')
+                         tree.TARBALL + ' + patches/series')
         if self.run.patched:
             cmd.append('--patched')
         stream = self.say.stream
         if stream is None:
-            return procs.run(cmd + self.patch_ids())
-        p = subprocess.run(cmd + self.patch_ids(), stdin=subprocess.DEVNULL,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        stream.write(p.stdout)
-        return p.returncode
+            rc = procs.run(cmd + self.patch_ids())
+        else:
+            p = subprocess.run(cmd + self.patch_ids(), stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            stream.write(p.stdout)
+            rc = procs.status(p.returncode)
+        code, cause = resultsfile.writer_exit(rc, self.out)
+        if cause:
+            self.say('%s: results: ci/results/report.py %s' % (self.name, cause))
+        return code
 
     def write_build_info(self):
         """What a result was produced from, for results.json (ci/results/report.py
@@ -179,15 +189,14 @@ class Variant:
             'nsfd_commit': nsfd_commit,
             'tree': tree,
             'tree_commit': procs.output(['git', '-C', self.src, 'rev-parse', 'HEAD'], default='unknown'),
-            'series_digest': 'none' if self.run.kernel_src else report.series_digest(self.top),
+            'series_digest': 'none' if self.run.kernel_src else patch_list.digest(self.top),
             'kernel_config': 'out/%s/config' % self.name,
             'kunitconfig': self.kcfg,
             'gcc': kernel.gcc_version(self.conf),
             'qemu': procs.output([self.conf['QEMU'], '--version']).split('\n')[0],
             'socketat_nr': socketat_nr(self.src),
         }
-        with open(os.path.join(self.out, 'build-info.json'), 'w') as f:
-            json.dump(info, f, indent=1)
+        atomic.write_json(os.path.join(self.out, 'build-info.json'), info)
 
     def prepare_out(self):
         shutil.rmtree(self.out, ignore_errors=True)
@@ -238,14 +247,14 @@ class Variant:
                     mine.say('%s: %s: this variant has no results' % (mine.name, e))
                 except Exception as e:  # no results.json: the summary's 2 (nothing judged)
                     traceback.print_exc(file=stream)
-                    fault = report.machine_fault(e)
+                    fault = machine_fault(e)
                     mine.say('%s: %s: this variant has no results' % (
                         mine.name, 'environment error: ' + fault if fault else
                         'the pipeline itself raised an exception (above)'))
             thread = threading.Thread(target=work, daemon=True)
             thread.start()
             self.run.pending = (thread, stream, self.kdir)
-            return 0
+            return ExitCode.PASS
         return self.tests()
 
     def tests(self):

@@ -22,7 +22,9 @@ found: the scan starts again at every printk timestamp inside a line.
 import re
 import sys
 
+from ci import args
 from .ktap import PRINTK_PREFIX
+from .model import ExitCode
 
 # (kind, pattern), first match wins: the specific before the generic
 # ("BUG: KASAN:" is kasan, "watchdog: BUG: soft lockup" a soft lockup,
@@ -132,14 +134,20 @@ def findings(text):
 
 
 def main(argv):
-    rc = 0
-    for path in argv[1:]:
+    p = args.parser('python3 -m ci.results.console', 'the kernel reports in each console log; '
+                    'exit 1 when one holds any')
+    p.add_argument('logs', nargs='*', metavar='LOG')
+    a, code = args.parse(p, argv[1:])
+    if a is None:
+        return code
+    rc = ExitCode.PASS
+    for path in a.logs:
         with open(path, errors='replace') as f:
             for n, kind, line in findings(f.read()):
                 print('%s:%d: %s: %s' % (path, n, kind, line))
-                rc = 1
+                rc = ExitCode.FAIL
     return rc
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    sys.exit(args.run(main, sys.argv))

@@ -27,7 +27,9 @@ import re
 import struct
 import sys
 
+from ci import args
 from . import console
+from .model import ExitCode
 
 BANNER = re.compile(rb'Linux version [\x20-\x7e]{1,500}\n\0')
 GUEST_INIT = re.compile(r'^nsfd-init: ', re.M)
@@ -179,10 +181,14 @@ def check(text, ident, initramfs=None, guest=False):
 
 
 def main(argv):
+    cmd, words = args.commands('python3 -m ci.results.identity', __doc__, ('kernel', 'check'), argv[1:])
+    if cmd is None:
+        return words
+    argv = [argv[0], cmd] + words
     if len(argv) >= 4 and argv[1] == 'kernel':
         json.dump(kernel(argv[2], argv[3]), sys.stdout, indent=1)
         print()
-        return 0
+        return ExitCode.PASS
     if len(argv) in (4, 5) and argv[1] == 'check':
         with open(argv[2], errors='replace') as f:
             text = f.read()
@@ -195,11 +201,11 @@ def main(argv):
         why = check(text, ident, initramfs, guest=len(argv) == 5)
         if why:
             print('identity: %s: %s' % (argv[2], why))
-            return 2
-        return 0
+            return ExitCode.ENVIRONMENT
+        return ExitCode.PASS
     print(__doc__.strip().split('usage:')[1], file=sys.stderr)
-    return 2
+    return ExitCode.ENVIRONMENT
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    sys.exit(args.run(main, sys.argv))

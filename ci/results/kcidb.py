@@ -3,8 +3,8 @@
 usage: python3 -m ci.results.kcidb OUTDIR
     reads OUTDIR/results.json (ci/results/report.py's; OUTDIR/kernel.log for the
     excerpt of a kernel that did not build) and writes OUTDIR/kcidb.json.
-    ci/results/report.py calls write() after results.json; ci/results/merge.py calls
-    document() on each variant directory.
+    ci/results/publish.py calls document() before results.json is written;
+    ci/results/merge.py calls it on each variant directory.
 
 The document holds one checkout, one build and one test per result:
 
@@ -30,11 +30,16 @@ test stage that met an environment error or whose tests did not build)
 ERROR.
 """
 
+import argparse
 import hashlib
 import json
 import os
 import re
 import sys
+
+from ci import args as cli_args
+from . import atomic
+from .model import ExitCode
 
 ORIGIN = 'nsfd'
 VERSION = {'major': 5, 'minor': 3}
@@ -330,26 +335,26 @@ def from_dir(outdir):
 
 
 def write(outdir):
-    """OUTDIR/kcidb.json from OUTDIR/results.json; returns its path."""
-    dest = os.path.join(outdir, 'kcidb.json')
-    with open(dest, 'w') as f:
-        json.dump(from_dir(outdir), f, indent=1)
-        f.write('\n')
-    return dest
+    """OUTDIR/kcidb.json from OUTDIR/results.json (the same document
+    report.py wrote with it); returns its path."""
+    return atomic.write_json(os.path.join(outdir, 'kcidb.json'), from_dir(outdir))
 
 
 def main(argv):
-    if len(argv) != 1:
-        print(__doc__.strip().splitlines()[2], file=sys.stderr)
-        return 2
+    p = argparse.ArgumentParser(prog='python3 -m ci.results.kcidb',
+                                description='OUTDIR/kcidb.json again from OUTDIR/results.json')
+    p.add_argument('outdir')
+    a, code = cli_args.parse(p, argv)
+    if a is None:
+        return code
     try:
-        print(write(argv[0]))
+        print(write(a.outdir))
     except (OSError, ValueError) as e:
         print('nsfd: kcidb: cannot read %s/results.json (%s): run python3 -m ci.results.report variant '
-              'there first' % (argv[0], e), file=sys.stderr)
-        return 2
-    return 0
+              'there first' % (a.outdir, e), file=sys.stderr)
+        return ExitCode.ENVIRONMENT
+    return ExitCode.PASS
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(cli_args.run(main, sys.argv[1:]))

@@ -3,27 +3,29 @@
 usage: ci/nsfd merge [--out DIR] VARIANT_DIR...
        (or python3 -m ci.results.merge [--out DIR] VARIANT_DIR...)
     Each VARIANT_DIR is an out/<variant>/ as a CI job uploaded it
-    (results.json at least). Prints one line per variant, its failures
+    (results.json and the files written with it). Prints one line per variant, its failures
     and what did not build, then the summary line; writes
     DIR/kcidb.json (one KCIDB v5.3 document: the checkout, every variant's
     build and tests, each id once) and DIR/summary.json. DIR: out/merged/.
 
-Exit: 1 a variant failed; else 2 a directory has no readable results.json,
+Exit: 1 a variant failed; else 2 a directory has no readable results.json
+(or one without the files written with it: ci/results/resultsfile.py),
 a variant met an environment error, or the variants tested different
 sources; else 125 a variant could not be built; else 0. (1 wins, as in
 every nsfd verdict.)
 """
 
 import argparse
-import json
 import os
 import sys
 import traceback
 
-from . import kcidb, report
-from .report import EXIT_ENV, EXIT_PASS
+import ci
+from ci import args as cli_args
+from . import atomic, judge, kcidb, resultsfile
+from .model import NO_COUNTS, ExitCode, machine_fault, summary_line, verdict
 
-DEFAULT_OUT = os.path.join(report.TOP, 'out', 'merged')
+DEFAULT_OUT = os.path.join(ci.TOP, 'out', 'merged')
 
 
 def say(line):
@@ -31,18 +33,21 @@ def say(line):
 
 
 def load(directory):
-    """(results, None) or (None, why the directory gives no verdict)."""
-    if not os.path.isdir(directory):
-        return None, 'no such directory: did its CI job upload out/<variant>/?'
+    """(results, None) or (None, why the directory gives no verdict):
+    results.json is taken only with the files written with it
+    (ci/results/resultsfile.py)."""
+    return resultsfile.load(directory)
+
+
+def code_of(results, problems, d):
+    """A variant's exit code as results.json states it; one that is none
+    of the four codes judged nothing (2, with its cause in PROBLEMS)."""
     try:
-        results = kcidb.read_results(directory)
-    except OSError:
-        return None, 'no results.json: the variant never reported (did its job end early?)'
-    except ValueError as e:
-        return None, 'results.json is not JSON (%s): the upload is damaged, rerun the job' % e
-    if not isinstance(results, dict) or 'exit_code' not in results or 'summary' not in results:
-        return None, 'results.json has no exit_code or summary: not written by ci/results/report.py'
-    return results, None
+        return ExitCode(results['exit_code'])
+    except (ValueError, TypeError):
+        problems.append('merge: %s: exit_code %r is none of 0, 1, 2, 125: nothing was judged'
+                        % (d, results['exit_code']))
+        return ExitCode.ENVIRONMENT
 
 
 def add_unique(into, items, seen):
@@ -89,7 +94,7 @@ def merge(dirs, out_dir):
         results, why = load(d)
         if results is None:
             problems.append('merge: %s: %s' % (d, why))
-            codes.append(EXIT_ENV)
+            codes.append(ExitCode.ENVIRONMENT)
             continue
         name = results.get('variant', os.path.basename(os.path.normpath(d)))
         run = (name, kcidb.run_key(results))
@@ -97,12 +102,12 @@ def merge(dirs, out_dir):
             say('merge: %s: the same run as %s, counted once' % (d, runs[run]))
             continue
         runs[run] = d
-        codes.append(results['exit_code'])
+        codes.append(code_of(results, problems, d))
         for k in total:
             total[k] += results['summary'].get(k, 0)
         variants.append({'dir': d, 'variant': name, 'exit_code': results['exit_code'],
                          'summary': results['summary']})
-        say('%-18s %s (exit %d)' % (name + ':', report.summary_line(results['summary'])[6:],
+        say('%-18s %s (exit %d)' % (name + ':', summary_line(results['summary'])[6:],
                                     results['exit_code']))
         for t in results.get('tests', []):
             if t.get('status') == 'fail':
@@ -115,23 +120,19 @@ def merge(dirs, out_dir):
         problems.append('merge: the directories tested different sources (%s): merge the '
                         'variants of one pipeline run' % ', '.join(
                             c['id'] for c in merged['checkouts']))
-        codes.append(EXIT_ENV)
-    code = report.verdict(codes)
+        codes.append(ExitCode.ENVIRONMENT)
+    code = verdict(codes)
     for line in problems:
         say(line)
     os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, 'kcidb.json'), 'w') as f:
-        json.dump(merged, f, indent=1)
-        f.write('\n')
-    with open(os.path.join(out_dir, 'summary.json'), 'w') as f:
-        json.dump({'exit_code': code, 'summary': total, 'variants': variants,
-                   'problems': problems}, f, indent=1)
-        f.write('\n')
+    atomic.write_json(os.path.join(out_dir, 'kcidb.json'), merged)
+    atomic.write_json(os.path.join(out_dir, 'summary.json'), {
+        'exit_code': int(code), 'summary': total, 'variants': variants, 'problems': problems})
     say('merge: %d variant(s), exit %d; KCIDB v5.3 in %s: %d checkout(s), %d build(s), '
-        '%d tests (%s)' % (len(variants), code, report.shown(os.path.join(out_dir, 'kcidb.json')),
+        '%d tests (%s)' % (len(variants), code, judge.shown(os.path.join(out_dir, 'kcidb.json')),
                            len(merged['checkouts']), len(merged['builds']),
                            len(merged['tests']), status_counts(merged) or 'none'))
-    print(report.summary_line(total))
+    print(summary_line(total))
     return code
 
 
@@ -145,22 +146,22 @@ def main(argv):
         a = p.parse_args(argv)
     except SystemExit as e:
         if e.code:
-            print(report.summary_line({'passed': 0, 'failed': 0, 'skipped': 0}))
-        return EXIT_ENV if e.code else EXIT_PASS
+            print(summary_line(NO_COUNTS))
+        return ExitCode.ENVIRONMENT if e.code else ExitCode.PASS
     if not a.dirs:
         say('merge: no directories given: ci/nsfd merge [--out DIR] out/x86_64 out/riscv64 ...')
-        print(report.summary_line({'passed': 0, 'failed': 0, 'skipped': 0}))
-        return EXIT_ENV
+        print(summary_line(NO_COUNTS))
+        return ExitCode.ENVIRONMENT
     try:
         return merge(a.dirs, a.out)
     except Exception as e:  # noqa: BLE001 - Python's own 1 would read as "a test failed"
         traceback.print_exc()
-        fault = report.machine_fault(e)
+        fault = machine_fault(e)
         say('merge: failed (%s): nothing was judged' % (
             'the machine: ' + fault if fault else 'a bug in ci/results/merge.py, traceback above'))
-        print(report.summary_line({'passed': 0, 'failed': 0, 'skipped': 0}))
-        return EXIT_ENV
+        print(summary_line(NO_COUNTS))
+        return ExitCode.ENVIRONMENT
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(cli_args.run(main, sys.argv[1:]))

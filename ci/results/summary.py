@@ -9,19 +9,18 @@ usage: python3 -m ci.results.summary VARIANT_DIR...
     a row that says why. The GitHub workflow's merge job appends it to
     $GITHUB_STEP_SUMMARY (docs/ci-matrices.md).
 
-It reads results as `ci/nsfd merge` does (merge.load, merge.verdict) and
+It reads results as `ci/nsfd merge` does (merge.load, model.verdict) and
 decides nothing: the merge job's exit is the run's verdict. Exit 0 when
 it printed the summary, 2 for a usage error.
 """
 
+import argparse
 import os
 import sys
 
-from . import merge, report
-from .report import EXIT_PASS, EXIT_FAIL, EXIT_ENV, EXIT_BUILD
-
-MEANING = {EXIT_PASS: 'passed', EXIT_FAIL: 'failed', EXIT_BUILD: 'did not build',
-           EXIT_ENV: 'environment error'}
+from ci import args as cli_args
+from . import merge
+from .model import ExitCode, summary_line, verdict
 # A summary is read on a web page: past this many failures a variant
 # links to its results.json instead (GitHub keeps 1 MiB a step).
 MAX_FAILURES = 50
@@ -41,7 +40,11 @@ def code(text):
 
 
 def exit_cell(code_):
-    return '%s (%s)' % (code_, MEANING.get(code_, 'unknown'))
+    try:
+        meaning = ExitCode(code_).meaning
+    except ValueError:
+        meaning = 'unknown'
+    return '%s (%s)' % (int(code_), meaning)
 
 
 def render(dirs):
@@ -52,15 +55,15 @@ def render(dirs):
         name = os.path.basename(os.path.normpath(d))
         results, why = merge.load(d)
         if results is None:
-            codes.append(EXIT_ENV)
-            rows.append('| %s | | | | %s: %s |' % (code(name), exit_cell(EXIT_ENV), cell(why)))
+            codes.append(ExitCode.ENVIRONMENT)
+            rows.append('| %s | | | | %s: %s |' % (code(name), exit_cell(ExitCode.ENVIRONMENT), cell(why)))
             continue
         variant = results.get('variant') or name
         shown = code(variant) + ('' if variant == name else ' (%s)' % code(name + '/'))
         c = results['summary']
         for k in total:
             total[k] += c.get(k, 0)
-        codes.append(results['exit_code'])
+        codes.append(merge.code_of(results, [], d))
         rows.append('| %s | %d | %d | %d | %s |' % (shown, c.get('passed', 0), c.get('failed', 0),
                                                     c.get('skipped', 0), exit_cell(results['exit_code'])))
         failed = [t for t in results.get('tests', []) if t.get('status') == 'fail']
@@ -82,8 +85,8 @@ def render(dirs):
                     len(failed) - MAX_FAILURES, code(os.path.join(d, 'results.json')))]
         if problems:
             sections += ([''] if failed else []) + ['- %s' % cell(line) for line in problems]
-    verdict = report.verdict(codes)
-    head = ['## %s, exit %s' % (cell(report.summary_line(total)), exit_cell(verdict)), '',
+    code_ = verdict(codes)
+    head = ['## %s, exit %s' % (cell(summary_line(total)), exit_cell(code_)), '',
             '| variant | passed | failed | skipped | exit |', '|---|---:|---:|---:|---|']
     if not dirs:
         rows = ['| (no variant directories given) | | | | |']
@@ -94,12 +97,15 @@ def render(dirs):
 
 
 def main(argv):
-    if not argv or argv[0].startswith('-'):
-        sys.stderr.write(__doc__.strip().splitlines()[2] + '\n')
-        return 2
-    sys.stdout.write('\n'.join(render(argv)) + '\n')
-    return 0
+    p = argparse.ArgumentParser(prog='python3 -m ci.results.summary',
+                                description='each variant\'s totals and failures as Markdown')
+    p.add_argument('dirs', nargs='+', metavar='VARIANT_DIR')
+    a, code = cli_args.parse(p, argv)
+    if a is None:
+        return code
+    sys.stdout.write('\n'.join(render(a.dirs)) + '\n')
+    return ExitCode.PASS
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(cli_args.run(main, sys.argv[1:]))

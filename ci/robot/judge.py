@@ -26,14 +26,21 @@ one. Its "# TIMEOUT N seconds" and "# exit=N" directives stay the
 program's result reasons.
 """
 
+import argparse
 import json
 import os
 import re
 import subprocess
 import sys
 
+from ci import args as cli_args
 from ci.pipeline.decide import KSELFTEST_TIMEOUT
-from ci.results import boots, console, identity, kcidb, ktap, report
+from ci.results import boots, collect, console, expected, identity, judge as judging, ktap, \
+    ktap_printer, publish, resultsfile
+from ci.results.model import NO_COUNTS, ExitCode, TestResult, counts, failed, \
+    machine_fault, summary_line
+from ci.series import patch_list
+from ci.pipeline.tree import TARBALL
 
 RUNNER_BEGIN = 'robot: run_kselftest.sh begin'
 RUNNER_EXIT = re.compile(r'^robot: run_kselftest\.sh exit (\d+)$')
@@ -140,7 +147,7 @@ def kunit_streams(dmesg):
 
 def settings_timeout(top):
     """selftests/nsfd/settings' timeout=, kselftest's default without one."""
-    text = report.read(os.path.join(top, 'selftests', 'nsfd', 'settings')) or ''
+    text = collect.read(os.path.join(top, 'selftests', 'nsfd', 'settings')) or ''
     m = re.search(r'^timeout=(\d+)', text, re.M)
     return int(m.group(1)) if m else KSELFTEST_TIMEOUT
 
@@ -152,58 +159,57 @@ def checkout_facts(top):
     digest. So KCIDB puts the robot's results under the same checkout and
     ci/nsfd merge takes them beside the variants'."""
     series = []
-    for name in report.series_files(top):
+    for name in patch_list.read(top):
         with open(os.path.join(top, 'patches', name), 'rb') as f:
             body = f.read()
         pid = subprocess.run(['git', 'patch-id', '--stable'], input=body,
                              capture_output=True, check=True).stdout.split()
-        series.append(report.patch_entry(top, name, pid[0].decode() if pid else ''))
+        series.append(patch_list.entry(top, name, pid[0].decode() if pid else ''))
     src = os.path.join(top, 'build', 'robot', 'src')
     run = subprocess.run(['make', '-s', '-C', src, 'kernelversion'], capture_output=True,
                          text=True)
-    tree = (report.read(os.path.join(top, 'build', 'patched', 'src', '.git', 'nsfd-source'))
+    tree = (collect.read(os.path.join(top, 'build', 'patched', 'src', '.git', 'nsfd-source'))
             or 'unknown').strip()
     head = subprocess.run(['git', '-C', src, 'rev-parse', 'HEAD'], capture_output=True,
                           text=True).stdout.strip() or 'unknown'
     kernel = {'version': run.stdout.strip() if run.returncode == 0 else 'unknown',
-              'source': '/usr/src/linux-source-6.12.tar.xz + the mail of patches/series '
+              'source': TARBALL + ' + the mail of patches/series '
                         '(ci/series/mail.sh), git am',
               'series': series}
-    build = {'tree': tree, 'tree_commit': head, 'series_digest': report.series_digest(top),
+    build = {'tree': tree, 'tree_commit': head, 'series_digest': patch_list.digest(top),
              'kernel_config': 'build/robot/<arch>/kernel/.config'}
     return kernel, build
 
 
 def fail(suite, name, reason):
-    return report.fail('robot', suite, name, reason)
+    return failed('robot', suite, name, reason)
 
 
 def judge(outdir, top, arch):
-    stages = report.read_stages(os.path.join(outdir, 'stages.tsv'))
-    by = {s['stage']: s for s in stages}
-    tests, notes = [], []
-    misses = report.read(os.path.join(outdir, 'config-misses.tsv')) or ''
+    resultsfile.discard(outdir)
+    stages = collect.read_stages(os.path.join(outdir, 'stages.tsv'))
+    by = {s.stage: s for s in stages}
+    tests, notes, ktaps = [], [], []
+    misses = collect.read(os.path.join(outdir, 'config-misses.tsv')) or ''
     for line in misses.splitlines():
         sym, asked, got = (line.split('\t') + ['', ''])[:3]
         tests.append(fail('config', 'config.' + sym,
                           'tools/testing/selftests/nsfd/config asks %s=%s, the robot kernel '
                           'has %s: the file lacks what it depends on' % (sym, asked, got)))
-    text = report.read(os.path.join(outdir, 'console.log'))
+    text = collect.read(os.path.join(outdir, 'console.log'))
     wrong = None
     # QEMU that never started a kernel judged nothing: the boot stage's
     # env-error is the verdict (2), not the tests it never ran.
-    booted = 'boot' in by and by['boot']['status'] != 'env-error'
+    booted = 'boot' in by and by['boot'].status != 'env-error'
     qemu_ran = booted
     if booted and text is not None:
         # The boot result: a kernel that died or hung before the robot's
         # init spoke is a failed boot (1), and nothing more is asked of it.
-        end = {'kind': 'robot', 'end': 'timeout' if by['boot']['status'] == 'timeout' else 'ok',
-               'limit': by['boot']['detail']}
+        end = {'kind': 'robot', 'end': 'timeout' if by['boot'].status == 'timeout' else 'ok',
+               'limit': by['boot'].detail}
         status, why = boots.verdict(end, text)
         if status:
-            tests.append(report.fail('boot', 'boot', 'robot', why) if status == 'fail' else
-                         {'source': 'boot', 'suite': 'boot', 'name': 'robot', 'status': 'pass',
-                          'duration': None, 'reason': ''})
+            tests.append(TestResult('boot', 'boot', 'robot', status, None, why))
         booted = status != 'fail'
         if not booted and identity.console_banners(text):
             with open(os.path.join(outdir, 'identity-kernel.json')) as f:
@@ -216,14 +222,14 @@ def judge(outdir, top, arch):
         with open(os.path.join(outdir, 'identity-kernel.json')) as f:
             wrong = identity.check(boot, json.load(f))
         tap, status, seconds = runner_tap(lines)
-        ks = [report.kselftest_name(r) for r in ktap.results(tap, 'kselftest')]
+        ks = [collect.kselftest_name(r) for r in collect.ktap_results(tap, 'kselftest')]
         tests += ks
-        report.write_ktap(os.path.join(outdir, 'kselftest.ktap'), tap)
+        ktaps.append(('kselftest.ktap', ktap_printer.text(tap)))
         if status is None:
             tests.append(fail('job', 'run_kselftest.sh',
-                              'the runner never ended (%s)' % by['boot']['status']))
-        have = {t['suite'] for t in ks}
-        for prog in report.expected_kselftests(top):
+                              'the runner never ended (%s)' % by['boot'].status))
+        have = {t.suite for t in ks}
+        for prog in expected.kselftests(top):
             if 'nsfd:' + prog not in have:
                 tests.append(fail('job', 'expected.kselftest.' + prog,
                                   'kselftest %s did not run' % prog))
@@ -232,13 +238,12 @@ def judge(outdir, top, arch):
         kunit = []
         for how, stream in streams:
             for r in ktap.results(stream, 'kunit'):
-                r['how'] = how
-                kunit.append(r)
+                kunit.append(TestResult.of(dict(r, how=how)))
         tests += kunit
-        report.write_ktap(os.path.join(outdir, 'kunit.ktap'),
-                          report.merged_ktap([s for _, s in streams]))
-        have = {t['suite'] for t in kunit if t['how'] == 'built-in'}
-        for suite in report.expected_kunit_suites(top):
+        ktaps.append(('kunit.ktap', ktap_printer.text(
+            ktap_printer.merged([s for _, s in streams]))))
+        have = {t.suite for t in kunit if dict(t.extra).get('how') == 'built-in'}
+        for suite in expected.kunit_suites(top):
             if suite not in have:
                 tests.append(fail('job', 'expected.kunit.' + suite,
                                   'KUnit suite %s did not run at boot' % suite))
@@ -247,7 +252,7 @@ def judge(outdir, top, arch):
         if DONE not in lines:
             tests.append(fail('job', 'done', 'the job stopped before "%s"' % DONE))
         for n, kind, line in console.findings(text):
-            tests.append(report.fail('console', 'console.log', '%s:%d' % (kind, n), line[:300]))
+            tests.append(failed('console', 'console.log', '%s:%d' % (kind, n), line[:300]))
         modules = sum(1 for how, _ in streams if how == 'module')
         notes.append('%d KUnit module stream%s' % (modules, '' if modules == 1 else 's'))
         progs = {k: v for k, v in seconds.items() if k}
@@ -256,53 +261,60 @@ def judge(outdir, top, arch):
             notes.append('run_kselftest.sh -c nsfd took %.1f s; the slowest program, %s, '
                          '%.1f s of its %s s timeout' % (seconds[''], slow, progs[slow],
                                                         settings_timeout(top)))
-    code = report.exit_code(stages, tests)
-    unbuilt = report.not_built(stages, outdir, 'robot-' + arch)
-    if wrong:
-        tests, code = [], report.EXIT_ENV
-        unbuilt.append('nsfd: robot-%s: identity: console.log: %s' % (arch, wrong))
-    c = report.counts(tests)
+    v = judging.verdict(stages, tests, collect.stage_logs(outdir, stages), 'robot-' + arch,
+                        [('console.log', wrong)] if wrong else ())
+    tests, code, unbuilt = v.tests, v.code, list(v.reasons)
+    c = counts(tests)
     kernel, build = checkout_facts(top)
     doc = {'arch': arch, 'variant': 'robot-' + arch, 'kernel': kernel,
            'patched': True, 'build': build, 'judged': {'proven': wrong is None and qemu_ran},
            'identity_errors': [{'console': 'console.log', 'error': wrong}] if wrong else [],
-           'exit_code': code, 'summary': c, 'not_built': unbuilt, 'notes': notes,
+           'exit_code': int(code), 'summary': c, 'not_built': unbuilt, 'notes': notes,
            'kselftest_seconds': seconds if text is not None and booted else {},
-           'stages': stages, 'tests': tests}
-    with open(os.path.join(outdir, 'results.json'), 'w') as f:
-        json.dump(doc, f, indent=1)
-        f.write('\n')
-    report.junit(tests, os.path.join(outdir, 'junit.xml'), 'nsfd robot-' + arch)
-    kcidb.write(outdir)
+           'stages': [s.to_dict() for s in stages], 'tests': [t.to_dict() for t in tests]}
+    written = publish.siblings(outdir, doc, ktaps, 'nsfd robot-' + arch)
     for t in tests:
-        if t['status'] == 'fail':
-            print('nsfd: robot-%s: FAIL %s: %s %s' % (arch, t['suite'], t['name'], t['reason']))
+        if t.failed:
+            print('nsfd: robot-%s: FAIL %s: %s %s' % (arch, t.suite, t.name, t.reason))
     for line in unbuilt:
         print(line)
     for note in notes:
         print('nsfd: robot-%s: %s' % (arch, note))
-    print(report.summary_line(c))
+    print(summary_line(c), flush=True)
+    publish.results(outdir, doc, written)
     return code
 
 
+def parser():
+    p = argparse.ArgumentParser(prog='python3 -m ci.robot.judge',
+                                description="make robot's verdict, from the robot boot's console")
+    p.add_argument('--config-misses', nargs=2, metavar=('NSFD_CONFIG', 'DOT_CONFIG'),
+                   help='each symbol NSFD_CONFIG sets that DOT_CONFIG does not have as asked')
+    p.add_argument('args', nargs='*', metavar='OUTDIR TOP ARCH')
+    return p
+
+
 def main(argv):
-    if len(argv) == 4 and argv[1] == '--config-misses':
-        for sym, asked, got in config_misses(argv[2], argv[3]):
+    try:
+        a = parser().parse_args(argv[1:])
+        if bool(a.config_misses) == (len(a.args) == 3) or a.args and len(a.args) != 3:
+            parser().error('give OUTDIR TOP ARCH, or --config-misses NSFD_CONFIG DOT_CONFIG')
+    except SystemExit as e:
+        return ExitCode.ENVIRONMENT if e.code else ExitCode.PASS
+    if a.config_misses:
+        for sym, asked, got in config_misses(*a.config_misses):
             print('%s\t%s\t%s' % (sym, asked, got))
-        return 0
-    if len(argv) == 4:
-        try:
-            return judge(*argv[1:])
-        except Exception as e:  # noqa: BLE001 - no verdict is exit 2, never 1 or 0
-            fault = report.machine_fault(e)
-            print('nsfd: robot: the verdict could not be written (%s: %s): %s; the console '
-                  'is in %s/console.log' % (type(e).__name__, e, 'the machine: ' + fault if fault
-                                            else 'a bug in ci/robot/judge.py', argv[1]))
-            print(report.summary_line({'passed': 0, 'failed': 0, 'skipped': 0}))
-            return report.EXIT_ENV
-    print(__doc__.strip().splitlines()[2], file=sys.stderr)
-    return 2
+        return ExitCode.PASS
+    try:
+        return judge(*a.args)
+    except Exception as e:  # noqa: BLE001 - no verdict is exit 2, never 1 or 0
+        fault = machine_fault(e)
+        print('nsfd: robot: the verdict could not be written (%s: %s): %s; the console '
+              'is in %s/console.log' % (type(e).__name__, e, 'the machine: ' + fault if fault
+                                        else 'a bug in ci/robot/judge.py', a.args[0]))
+        print(summary_line(NO_COUNTS))
+        return ExitCode.ENVIRONMENT
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    sys.exit(cli_args.run(main, sys.argv))

@@ -14,6 +14,9 @@ printed. Line breaks and indentation in the message do not matter.
 import re
 import sys
 
+from ci import args
+from ci.results.model import ExitCode
+
 FINDING = re.compile(r'^.*?:\d+: (?:ERROR|WARNING|CHECK): (.*)$')
 
 
@@ -43,16 +46,18 @@ def judge(mail, findings):
 
 
 def main(argv):
-    if len(argv) != 2:
-        print(__doc__.strip(), file=sys.stderr)
-        return 2
-    with open(argv[1], errors='replace') as f:
+    p = args.parser('python3 -m ci.series.explained', __doc__)
+    p.add_argument('patch')
+    a, code = args.parse(p, argv[1:])
+    if a is None:
+        return code
+    with open(a.patch, errors='replace') as f:
         ok, bad = judge(f.read(), sys.stdin.read())
     print('%d explained' % ok)
     for line in bad:
         print(line)
-    return 1 if bad else 0
+    return ExitCode.FAIL if bad else ExitCode.PASS
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    sys.exit(args.run(main, sys.argv))

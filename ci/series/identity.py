@@ -24,6 +24,9 @@ import re
 import subprocess
 import sys
 
+from ci import args
+from ci.results.model import ExitCode
+
 HINT = ('Set yours (the name and address you sign your kernel patches with):\n'
         '    git config --global user.name "Your Name"\n'
         '    git config --global user.email "you@your.domain"\n'
@@ -136,20 +139,24 @@ def check(text):
 
 
 def main(argv):
+    cmd, words = args.commands('python3 -m ci.series.identity', __doc__, ('sender', 'sign', 'check'), argv[1:])
+    if cmd is None:
+        return words
+    argv = [argv[0], cmd] + words
     if len(argv) in (2, 3) and argv[1] == 'sender':
         ident, why = sender(argv[2] if len(argv) == 3 else '.')
         if not ident:
             print(why, file=sys.stderr)
-            return 2
+            return ExitCode.ENVIRONMENT
         print(ident)
-        return 0
+        return ExitCode.PASS
     if len(argv) in (3, 4) and argv[1] == 'sign' and (len(argv) == 3 or argv[2] == '--unchecked'):
         why = is_placeholder(*split_ident(argv[-1]))
         if why and len(argv) == 3:
             print('series: will not sign with %r: %s' % (argv[-1], why), file=sys.stderr)
-            return 2
+            return ExitCode.ENVIRONMENT
         sys.stdout.write(sign(sys.stdin.read(), argv[-1]))
-        return 0
+        return ExitCode.PASS
     if len(argv) >= 3 and argv[1] == 'check':
         found = 0
         for path in argv[2:]:
@@ -160,10 +167,10 @@ def main(argv):
         if found:
             print('series: %d placeholder identities in the mail; it is not written' % found,
                   file=sys.stderr)
-        return 2 if found else 0
+        return ExitCode.ENVIRONMENT if found else ExitCode.PASS
     print(__doc__.strip(), file=sys.stderr)
-    return 2
+    return ExitCode.ENVIRONMENT
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    sys.exit(args.run(main, sys.argv))

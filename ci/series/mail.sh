@@ -37,7 +37,7 @@ shopt -s inherit_errexit
 rc=0
 top=$(cd "$(dirname "$0")/../.." && pwd)
 src=$top/build/patched/src
-ident=$top/ci/series/identity.py
+ident=(env "PYTHONPATH=$top" python3 -B -P -m ci.series.identity)
 usage="usage: ci/series/mail.sh [--robot OUTDIR | --kernel-src DIR]"
 kernel_src=
 if [ "${1:-}" = --robot ]; then
@@ -52,7 +52,7 @@ else
 	fi
 	out=$top/out/series
 	# Before anything is prepared: the sender, or exit 2 saying how.
-	sender=$(python3 "$ident" sender "$top") || exit 2
+	sender=$("${ident[@]}" sender "$top") || exit 2
 	sign=(sign)
 fi
 
@@ -109,7 +109,7 @@ export GIT_COMMITTER_NAME=$sender_name GIT_COMMITTER_EMAIL=$sender_email
 # Tagged nsfd-mail.
 title="NSFD: NAMESPACE FILE DESCRIPTOR TESTS"
 export NSFD_SECTION_HEAD="M:\t$sender\nL:\tlinux-kernel@vger.kernel.org\nS:\tMaintained"
-wiring=$top/ci/series/wiring.py
+wiring=(env "PYTHONPATH=$top" python3 -B -P -m ci.series.wiring)
 idx=$src/.git/nsfd-mail.index
 trap 'rm -f "$idx" "$src/.git/nsfd-mail.msg"' EXIT
 export GIT_INDEX_FILE=$idx
@@ -126,7 +126,7 @@ wire() {
 as_sender() {
 	local date
 	date=$(git -C "$src" log -1 --format=%aI "$1")
-	git -C "$src" log -1 --format=%B "$1" | python3 "$ident" "${sign[@]}" "$sender" >"$src/.git/nsfd-mail.msg"
+	git -C "$src" log -1 --format=%B "$1" | "${ident[@]}" "${sign[@]}" "$sender" >"$src/.git/nsfd-mail.msg"
 	GIT_AUTHOR_DATE=$date GIT_COMMITTER_DATE=$date \
 		git -C "$src" commit-tree "$2" -p "$3" -F "$src/.git/nsfd-mail.msg"
 }
@@ -139,23 +139,23 @@ for c in $(git -C "$src" rev-list --reverse nsfd-base..nsfd-tests); do
 		tree=$(wire "$tree" "$t" tools/testing/selftests/Makefile cat)
 		added=$(git -C "$src" diff --name-only --diff-filter=A "$c^" "$c" | LC_ALL=C sort)
 		if grep -q '^tools/testing/selftests/nsfd/' <<<"$added"; then
-			tree=$(wire "$tree" "$tree" MAINTAINERS "$wiring" maintainers "$title" \
+			tree=$(wire "$tree" "$tree" MAINTAINERS "${wiring[@]}" maintainers "$title" \
 				tools/testing/selftests/nsfd/)
-			tree=$(wire "$tree" "$tree" tools/testing/selftests/Makefile "$wiring" target nsfd)
+			tree=$(wire "$tree" "$tree" tools/testing/selftests/Makefile "${wiring[@]}" target nsfd)
 		else
 			declare -A code_in=()
 			while IFS= read -r f; do
 				if [[ ${f##*/} == *socketat* ]]; then
-					tree=$(wire "$tree" "$tree" MAINTAINERS "$wiring" maintainers "$title" "$f")
+					tree=$(wire "$tree" "$tree" MAINTAINERS "${wiring[@]}" maintainers "$title" "$f")
 				elif [[ $f == *.c ]] && code=$(includer_of "$src" "$c" "$f") && [ "$code" != "$f" ]; then
-					tree=$(wire "$tree" "$tree" MAINTAINERS "$wiring" route "$f" "$code" "$title")
+					tree=$(wire "$tree" "$tree" MAINTAINERS "${wiring[@]}" route "$f" "$code" "$title")
 					code_in[${f%/*}]=$code
 				fi
 			done <<<"$added"
 			# A .kunitconfig goes with the suite beside it.
 			while IFS= read -r f; do
 				if [[ ${f##*/} == .kunitconfig && -n ${code_in[${f%/*}]:-} ]]; then
-					tree=$(wire "$tree" "$tree" MAINTAINERS "$wiring" route "$f" "${code_in[${f%/*}]}" "$title")
+					tree=$(wire "$tree" "$tree" MAINTAINERS "${wiring[@]}" route "$f" "${code_in[${f%/*}]}" "$title")
 				fi
 			done <<<"$added"
 			unset code_in
@@ -202,7 +202,7 @@ done
 rm -rf "$gm"
 cat "$out"/0*.patch.cc | awk '!seen[$0]++' >"$out/0000-cover-letter.patch.cc"
 for p in "$out"/0*.patch; do
-	python3 "$top/ci/series/wiring.py" cc "$p.cc" <"$p" >"$p.new"
+	"${wiring[@]}" cc "$p.cc" <"$p" >"$p.new"
 	mv "$p.new" "$p"; rm "$p.cc"
 done
 
@@ -211,7 +211,8 @@ done
 # its Makefile; format-patch --base has put that tree's commit last
 # (base-commit:). Its "  N/M subject" lines must match the patches as
 # emitted.
-tarball=${NSFD_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+# The tarball: NSFD_TARBALL, else the one ci/pipeline/tree.py names.
+tarball=${NSFD_TARBALL:-$(PYTHONPATH="$top" python3 -B -P -c 'from ci.pipeline.tree import TARBALL; print(TARBALL)')}
 pkg=$(dpkg-query -S "$tarball" 2>/dev/null | cut -d: -f1 || true)
 kv=$(git -C "$src" cat-file blob nsfd-base:Makefile | awk -F' = ' '
 	$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 } $1 == "SUBLEVEL" { s = $2 }
@@ -266,7 +267,7 @@ rm -rf "$man"
 
 # Last, whatever made the files: no placeholder in any From:, Signed-off-by:
 # or M: line of the mail (exit 2, and the mail is removed).
-if [ "${sign[*]}" = sign ] && ! python3 "$ident" check "$out"/*.patch "$out"/man-pages/*.patch; then
+if [ "${sign[*]}" = sign ] && ! "${ident[@]}" check "$out"/*.patch "$out"/man-pages/*.patch; then
 	rm -rf "$out"
 	exit 2
 fi

@@ -57,7 +57,7 @@ objects=${NSFD_SERIES_OBJECTS:-1}
 arches=${NSFD_SERIES_ARCHES-x86_64 riscv64}
 
 # Before anything else: who signs the mail (exit 2 saying how to set it).
-python3 "$top/ci/series/identity.py" sender "$top" >/dev/null || exit 2
+PYTHONPATH="$top" python3 -B -P -m ci.series.identity sender "$top" >/dev/null || exit 2
 . "$top/ci/build-lock.sh"
 . "$top/ci/series/includer.sh"
 hold_build_lock "$top" || { echo "series: $top/build/.lock is held by a run" >&2; exit 2; }
@@ -146,7 +146,7 @@ for i in "${!commits[@]}"; do
 		--max-line-length=80 "$p" 2>&1 || true)
 	nipa_total=$(total "$nipa")
 	long=$(grep -c 'exceeds 80 columns' <<<"$nipa" || true)
-	why=$(python3 "$top/ci/series/explained.py" "$p" <<<"$nipa") && unexplained=0 || unexplained=1
+	why=$(PYTHONPATH="$top" python3 -B -P -m ci.series.explained "$p" <<<"$nipa") && unexplained=0 || unexplained=1
 	objs=$(objects_of "$c")
 	files=$(git -C "$wt" diff --name-only "$c^" "$c" -- '*.c' '*.h')
 	# Before the patch (an object that does not exist yet has no findings),

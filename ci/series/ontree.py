@@ -34,7 +34,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
-from ci.series import renumber  # noqa: E402
+from ci import args  # noqa: E402
+from ci.results.model import ExitCode  # noqa: E402
+from ci.series import patch_list, renumber  # noqa: E402
 
 # The applied commits are the same for the same inputs: a fixed committer
 # and date (the authors and author dates are the patches').
@@ -54,13 +56,6 @@ class Exit(Exception):
 
 
 # Decisions, pure functions.
-
-def series_files(text):
-    """The patch files patches/series (TEXT) names: the first word of
-    each line, # comments."""
-    return [l.split('#', 1)[0].split()[0] for l in text.splitlines()
-            if l.split('#', 1)[0].split()]
-
 
 def failed_files(output, unmerged=()):
     """The files a failed `git am -3` names in OUTPUT, and UNMERGED (what
@@ -203,7 +198,7 @@ class Tree:
         shutil.rmtree(pd, ignore_errors=True)
         os.makedirs(pd)
         with open(os.path.join(self.patches, 'series')) as f:
-            names = series_files(f.read())
+            names = patch_list.names(f.read())
         shutil.copy(os.path.join(self.patches, 'series'), pd)
         wiring = n = None
         for name in names:
@@ -265,14 +260,18 @@ class Tree:
 
 
 def main(argv):
+    cmd, words = args.commands('python3 -m ci.series.ontree', __doc__, ('prepare', 'where'), argv[1:])
+    if cmd is None:
+        return words
+    argv = [argv[0], cmd] + words
     if len(argv) != 3 or argv[1] not in ('prepare', 'where'):
         print(__doc__.split('\n\n')[1], file=sys.stderr)
-        return 2
+        return ExitCode.ENVIRONMENT
     t = Tree(argv[2])
     try:
         if argv[1] == 'where':
             print(t.where())
-            return 0
+            return ExitCode.PASS
         return t.prepare()
     except Exit as e:
         for line in e.lines:
@@ -280,8 +279,8 @@ def main(argv):
         return e.code
     except OSError as e:
         print('series: %s' % e, file=sys.stderr)
-        return 2
+        return ExitCode.ENVIRONMENT
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    sys.exit(args.run(main, sys.argv))

@@ -46,6 +46,9 @@ import subprocess
 import sys
 import textwrap
 
+from ci import args
+from ci.results.model import ExitCode
+
 # The ABIs whose __NR_ number make series checks, with the number each
 # gets from the generic one: its table's offset (alpha), the base the
 # build adds (mips, arm's OABI), or the bit it sets (x32).
@@ -374,6 +377,10 @@ def git_reader(repo, rev):
 
 
 def main(argv):
+    cmd, words = args.commands('python3 -m ci.series.renumber', __doc__, ('number', 'patch', 'prose', 'n0', 'abis'), argv[1:])
+    if cmd is None:
+        return words
+    argv = [argv[0], cmd] + words
     try:
         if len(argv) == 5 and argv[1] == 'number':
             with open(argv[4]) as f:
@@ -400,18 +407,20 @@ def main(argv):
                     print(w.n0)
                     break
             else:
-                sys.exit('renumber: none of %s wires a syscall into the tables'
-                         % ' '.join(argv[2:]))
+                print('renumber: none of %s wires a syscall into the tables'
+                      % ' '.join(argv[2:]), file=sys.stderr)
+                return ExitCode.ENVIRONMENT
         elif len(argv) == 3 and argv[1] == 'abis':
             for arch, abi, nr, defs in abis(int(argv[2])):
                 print('%s\t%s\t%d\t%s' % (arch, abi, nr, defs))
         else:
-            sys.exit(__doc__)
+            print(__doc__, file=sys.stderr)
+            return ExitCode.ENVIRONMENT
     except NotApplicable as e:
         print('renumber: %s' % e, file=sys.stderr)
-        return 1
-    return 0
+        return ExitCode.FAIL
+    return ExitCode.PASS
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    sys.exit(args.run(main, sys.argv))

@@ -27,6 +27,8 @@ import os
 import re
 import sys
 
+from ci import args
+from ci.results.model import ExitCode
 
 def maintainers(text, title, files):
     lines = text.split('\n')
@@ -133,7 +135,7 @@ def target(text, name):
     lines = text.split('\n')
     idx = [i for i, l in enumerate(lines) if l.startswith('TARGETS += ')]
     if not idx:
-        sys.exit('series-wiring: no "TARGETS += " lines')
+        raise WiringError('series-wiring: no "TARGETS += " lines')
     if 'TARGETS += ' + name in lines:
         return text
     block = [idx[0]]
@@ -151,11 +153,27 @@ def cc(text, addresses):
         return text
     head, sep, body = text.partition('\n\n')
     if not sep:
-        sys.exit('series-wiring: no end of the mail headers')
+        raise WiringError('series-wiring: no end of the mail headers')
     return head + '\nCc: ' + ',\n    '.join(addresses) + sep + body
 
 
+class WiringError(Exception):
+    """What the input lacks: exit 2, the message on stderr."""
+
+
 def main(argv):
+    cmd, words = args.commands('python3 -m ci.series.wiring', __doc__, ('maintainers', 'cc', 'route', 'target'), argv[1:])
+    if cmd is None:
+        return words
+    argv = [argv[0], cmd] + words
+    try:
+        return wire(argv)
+    except WiringError as e:
+        print(e, file=sys.stderr)
+        return ExitCode.ENVIRONMENT
+
+
+def wire(argv):
     if len(argv) >= 3 and argv[1] == 'maintainers':
         sys.stdout.write(maintainers(sys.stdin.read(), argv[2], argv[3:]))
     elif len(argv) == 3 and argv[1] == 'cc':
@@ -167,8 +185,10 @@ def main(argv):
     elif len(argv) == 3 and argv[1] == 'target':
         sys.stdout.write(target(sys.stdin.read(), argv[2]))
     else:
-        sys.exit(__doc__)
+        print(__doc__, file=sys.stderr)
+        return ExitCode.ENVIRONMENT
+    return ExitCode.PASS
 
 
 if __name__ == '__main__':
-    main(sys.argv)
+    sys.exit(args.run(main, sys.argv))

@@ -2,12 +2,14 @@
 """Run the pipeline's own tests and record them as a variant of the run.
 
 usage: python3 -m ci.tests.run OUTDIR   (make check)
-Writes OUTDIR/results.json in the contract's schema (variant "pipeline"),
-prints each failure and the summary line; exit 0 or 1, or 2 when the
-tests could not be run or recorded (a full disk: nothing was judged).
+Writes OUTDIR/unittest.log, then OUTDIR/results.json in the contract's
+schema (variant "pipeline", naming unittest.log as written with it:
+ci/results/resultsfile.py), prints each failure and the summary line;
+exit 0 or 1, or 2 when the tests could not be run or recorded (a full
+disk: nothing was judged).
 """
 
-import json
+import argparse
 import os
 import sys
 import time
@@ -15,8 +17,10 @@ import traceback
 import unittest
 
 import ci
+from ci import args as cli_args
 from ci.pipeline import runlog
-from ci.results import report  # machine_fault
+from ci.results import resultsfile
+from ci.results.model import ExitCode, TestResult, counts, machine_fault
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -34,10 +38,8 @@ class Recorder(unittest.TextTestResult):
         cls, _, name = test.id().rpartition('.')
         if subtest is not None:
             name = '%s %s' % (name, subtest._subDescription())
-        self.records.append({'source': 'pipeline', 'suite': cls.rsplit('.', 1)[-1],
-                             'name': name, 'status': status,
-                             'duration': round(time.monotonic() - self.t0, 6),
-                             'reason': reason})
+        self.records.append(TestResult('pipeline', cls.rsplit('.', 1)[-1], name, status,
+                                       round(time.monotonic() - self.t0, 6), reason))
 
     def addSuccess(self, test):
         super().addSuccess(test)
@@ -82,24 +84,26 @@ class Runner(unittest.TextTestRunner):
 
 
 def main(argv):
-    if len(argv) != 2:
-        print(__doc__.strip().splitlines()[2], file=sys.stderr)
-        return 2
+    p = argparse.ArgumentParser(prog='python3 -m ci.tests.run',
+                                description="the pipeline's own tests (make check)")
+    p.add_argument('outdir')
+    a, code = cli_args.parse(p, argv[1:])
+    if a is None:
+        return code
     try:
-        return run(argv[1])
+        return run(a.outdir)
     except Exception as e:      # noqa: BLE001 - Python's own 1 would read as a failed test
         traceback.print_exc()
-        fault = report.machine_fault(e)
+        fault = machine_fault(e)
         print('nsfd: pipeline: the tests could not be run or recorded (%s): nothing was judged'
               % ('the machine: ' + fault if fault else '%s: %s' % (type(e).__name__, e)))
-        return 2
+        return ExitCode.ENVIRONMENT
 
 
 def run(outdir):
     os.makedirs(outdir, exist_ok=True)
     # No earlier run's results may stand for this one's (make test reads them).
-    if os.path.exists(os.path.join(outdir, 'results.json')):
-        os.unlink(os.path.join(outdir, 'results.json'))
+    resultsfile.discard(outdir)
     suite = unittest.defaultTestLoader.discover(HERE, pattern='test_*.py', top_level_dir=ci.TOP)
     total = suite.countTestCases()
     with open(os.path.join(outdir, 'unittest.log'), 'w') as log:
@@ -111,21 +115,20 @@ def run(outdir):
         with runlog.heartbeat(say, 'pipeline', lambda: runner.progress(total)):
             result = runner.run(suite)
     tests = result.records
-    c = {'passed': sum(t['status'] == 'pass' for t in tests),
-         'failed': sum(t['status'] == 'fail' for t in tests),
-         'skipped': sum(t['status'] == 'skip' for t in tests)}
-    code = 1 if c['failed'] or not tests or not result.wasSuccessful() else 0
-    with open(os.path.join(outdir, 'results.json'), 'w') as f:
-        json.dump({'arch': 'host', 'variant': 'pipeline', 'exit_code': code,
-                   'summary': c, 'tests': tests}, f, indent=1)
-        f.write('\n')
+    c = counts(tests)
+    code = ExitCode.FAIL if c['failed'] or not tests or not result.wasSuccessful() \
+        else ExitCode.PASS
     for t in tests:
-        if t['status'] == 'fail':
-            print('nsfd: pipeline: FAIL %s.%s: %s' % (t['suite'], t['name'], t['reason']))
+        if t.failed:
+            print('nsfd: pipeline: FAIL %s.%s: %s' % (t.suite, t.name, t.reason))
     print('nsfd: pipeline: %d passed, %d failed, %d skipped (log: %s)' % (
-        c['passed'], c['failed'], c['skipped'], os.path.join(outdir, 'unittest.log')))
+        c['passed'], c['failed'], c['skipped'], os.path.join(outdir, 'unittest.log')),
+        flush=True)
+    resultsfile.write(outdir, {'arch': 'host', 'variant': 'pipeline', 'exit_code': int(code),
+                               'summary': c, 'tests': [t.to_dict() for t in tests]},
+                      ['unittest.log'])
     return code
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    sys.exit(cli_args.run(main, sys.argv))

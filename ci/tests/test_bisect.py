@@ -35,6 +35,19 @@ class Judge(Steps):
     def test_deciding_test_failing_is_bad(self):
         self.assertEqual(self.verdict(1, {REGRESSION: 'fail'}), 'bad')
 
+    def test_a_results_json_without_its_siblings_aborts(self):
+        # A step's results.json is taken only with the files written with
+        # it: without them the step judged nothing (abort), never bad.
+        d = os.path.join(self.tmp.name, 'out')
+        os.mkdir(d)
+        results = os.path.join(d, 'results.json')
+        with open(results, 'w') as f:
+            json.dump({'exit_code': 1, 'summary': {}, 'files': {'junit.xml': '0' * 64},
+                       'tests': [{'suite': 'nsproxy_setns', 'name': 'x', 'status': 'fail'}]}, f)
+        said, lines = judge.judge(1, results, '', [REGRESSION])
+        self.assertEqual(said, 'abort')
+        self.assertIn('without its sibling junit.xml', lines[0])
+
     def test_deciding_test_passing_is_good(self):
         self.assertEqual(self.verdict(0, {REGRESSION: 'pass', OTHER: 'pass'}), 'good')
 

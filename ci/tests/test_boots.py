@@ -151,7 +151,7 @@ class BisectOnABootFailure(unittest.TestCase):
         path = os.path.join(d, 'results.json')
         with open(path, 'w') as f:
             import json
-            json.dump({'tests': tests}, f)
+            json.dump({'tests': tests, 'exit_code': 1, 'summary': {}, 'files': {}}, f)
         return path
 
     def test_does_not_boot_is_bad_and_a_skip_for_another_test(self):

@@ -42,15 +42,15 @@ if rc == 'prep':
     print('mutants: %s: find line not found' % name)
     sys.exit(2)
 if m and os.environ.get('FAKE_NOAPPLY') != '1':
-    subprocess.run([sys.executable, os.path.join(top, 'ci', 'mutants', 'mutant.py'), 'apply', tree, m],
-                   check=True)
+    subprocess.run([sys.executable, '-B', '-P', '-m', 'ci.mutants.mutant', 'apply', tree, m],
+                   check=True, env=dict(os.environ, PYTHONPATH=top))
 variant = sys.argv[2] + ('-' + sys.argv[4] if '--config' in sys.argv else '')
 out = os.path.join(top, 'out', variant)
 os.makedirs(out, exist_ok=True)
 tests = [{'suite': 's', 'name': 't1', 'status': 'fail' if rc == '1' else 'pass'}]
 if rc in ('0', '1'):
     with open(os.path.join(out, 'results.json'), 'w') as f:
-        json.dump({'tests': tests}, f)
+        json.dump({'tests': tests, 'files': {}}, f)
 print('nsfd: %s: kernel: %s' % (variant, 'did not build' if rc == '125' else 'ok'))
 sys.exit(int(rc))
 '''

@@ -39,10 +39,6 @@ TOP = os.path.dirname(CI)
 # Set by every CI engine (GitHub Actions, GitLab): the measured commands
 # of docs/performance.md set it as CI does.
 FOREIGN = {'CI'}
-# Docs being written beside this change, on other branches: a link to one
-# passes while it is missing, and is checked like any other once it is
-# there. (docs/exit-codes.md: issue 35's exit table.)
-PENDING_DOCS = {'docs/exit-codes.md'}
 REPO_PREFIXES = ('ci/', 'docs/', 'kunit/', 'kunit-configs/', 'patches/', 'selftests/',
                  '.github/', '.ci/')
 REPO_FILES = ('Makefile', '.gitlab-ci.yml', 'README.md')
@@ -331,10 +327,56 @@ def link_problems(path, text):
             file_part, _, anchor = target.partition('#')
             dest = os.path.normpath(os.path.join(os.path.dirname(path), file_part)) if file_part else path
             if not os.path.exists(dest):
-                if rel(dest) not in PENDING_DOCS:
-                    problems.append((n, 'link %s: no such file' % target))
+                problems.append((n, 'link %s: no such file' % target))
             elif anchor and dest.endswith('.md') and anchor not in anchors(dest):
                 problems.append((n, 'link %s: %s has no heading with that anchor' % (target, rel(dest))))
+    return problems
+
+
+# A section of a document, as comments and docstrings name it: README,
+# "Exit codes"; docs/design.md, "Imports"; (README: Bisecting).
+DOC = r'(?<![\w/])(README(?:\.md)?|docs/[\w.-]+\.md)'
+SECTION_QUOTED = re.compile(DOC + r',?\s+"([^"\n]+)"')
+SECTION_COLON = re.compile(r'\(' + DOC + r': ([^()"\n]+?)\)')
+
+
+def headings(path):
+    """The headings of a Markdown file, lower case, without markup."""
+    with open(path) as f:
+        text = re.sub(r'```.*?```', '', f.read(), flags=re.S)
+    return {re.sub(r'[`*]', '', h).strip().lower() for h in re.findall(r'^#+\s+(.*)$', text, re.M)}
+
+
+def code_files():
+    """Every text file of ci/ (fixtures aside), and the Makefile."""
+    out = [os.path.join(TOP, 'Makefile')]
+    for path in sorted(glob.glob(os.path.join(CI, '**', '*'), recursive=True)):
+        if '/fixtures/' in path or '__pycache__' in path or not os.path.isfile(path) or \
+                path == os.path.abspath(__file__).replace('.pyc', '.py'):
+            continue
+        with open(path, 'rb') as f:
+            if b'\0' in f.read(4096):
+                continue
+        out.append(path)
+    return out
+
+
+def section_problems(path, text):
+    """[(line, problem)]: a reference to DESIGN.md (gone), or to a
+    section of README.md or docs/*.md that has no such heading."""
+    problems = []
+    for n, line in enumerate(text.split('\n'), 1):
+        if 'DESIGN' + '.md' in line:
+            problems.append((n, 'DESIGN' + '.md is gone: name a section of README.md or docs/'))
+    flat = re.sub(r'\s*\n\s*(?:#\s*)?', ' ', text)
+    for rx in (SECTION_QUOTED, SECTION_COLON):
+        for m in rx.finditer(flat):
+            doc, section = m.group(1), m.group(2).strip()
+            dest = os.path.join(TOP, 'README.md' if doc.startswith('README') else doc)
+            if not os.path.exists(dest):
+                problems.append((0, '%s (named with "%s"): no such file' % (doc, section)))
+            elif section.lower() not in headings(dest):
+                problems.append((0, '%s has no section "%s"' % (rel(dest), section)))
     return problems
 
 
@@ -369,6 +411,17 @@ class DocNames(unittest.TestCase):
         text = report(found)
         if text:
             self.fail(text + '\n(broken links)')
+
+    def test_every_section_the_code_and_the_docs_name_exists(self):
+        # Comments and docstrings name sections too ("README: Reading");
+        # and DESIGN.md is gone.
+        found = []
+        for d in code_files() + docs():
+            with open(d, errors='replace') as f:
+                found.append((d, section_problems(d, f.read())))
+        text = report(found)
+        if text:
+            self.fail(text + '\n(sections that do not exist: fix the reference, or the heading)')
 
     def test_a_transcript_of_ci_nsfd_variants_is_its_output(self):
         want = ['%s\t%s' % v for v in variants.variants()]
@@ -428,9 +481,18 @@ class TheCheckerItself(unittest.TestCase):
         self.assertEqual(link_problems(readme, '[a](docs/nope.md) [b](#no-such-heading)'),
                          [(1, 'link docs/nope.md: no such file'),
                           (1, 'link #no-such-heading: README.md has no heading with that anchor')])
-        if not os.path.exists(os.path.join(TOP, 'docs', 'exit-codes.md')):
-            self.assertEqual(link_problems(readme, '[c](docs/exit-codes.md)'), [])
         self.assertEqual(slug('Exit codes'), 'exit-codes')
+
+    def test_sections_named_in_comments(self):
+        readme = os.path.join(TOP, 'README.md')
+        self.assertEqual(section_problems(readme, '# exit 0/1/125/2 (README.md, "Exit codes")\n'
+                                                  '# docs/design.md, "Imports"; (README: Bisecting)'),
+                         [])
+        got = [p for _, p in section_problems(readme, '(DESIGN' + '.md \u00a76)\n# (README: lean\n'
+                                                      '# kernels), README, "Reading"')]
+        self.assertEqual(got, ['DESIGN' + '.md is gone: name a section of README.md or docs/',
+                               'README.md has no section "Reading"',
+                               'README.md has no section "lean kernels"'])
         self.assertEqual(slug('Other trees (`KERNEL_SRC=`)'), 'other-trees-kernel_src')
 
 

@@ -23,7 +23,7 @@ from unittest import mock
 import ci
 from ci.pipeline import kernel, runlog
 from ci.pipeline.variant import Run, Variant
-from ci.results import report
+from ci.results import expected, model
 from ci.tests import waits
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -87,7 +87,9 @@ class World:
         self.env = {'PATH': os.path.dirname(sys.executable) + os.pathsep + os.environ['PATH'],
                     'FAKE_VMLINUX': fake_vmlinux(),
                     'FAKE_IMAGE': v.conf['KERNEL_IMAGE'], 'NSFD_GUESTS': '1',
-                    'NSFD_PROGRESS_SECS': '30', 'NSFD_KMSG': self.kmsg}
+                    'NSFD_PROGRESS_SECS': '30', 'NSFD_KMSG': self.kmsg,
+                    # FAKE_ENOSPC's hook (fakes/site/sitecustomize.py).
+                    'PYTHONPATH': os.pathsep.join([TOP, os.path.join(FAKES, 'site')])}
 
     def another(self, arch='x86_64', config=''):
         """A variant of this world, its QEMU the fake one."""
@@ -180,6 +182,52 @@ class Faults(unittest.TestCase):
         # Every kselftest of the series must run (the fake tree has three).
         self.assertTrue(failed)
         self.assertEqual({n for n in failed if not n.startswith('expected.kselftest.')}, set())
+
+    def kconfig_world(self, with_series, tree_declares=(), reference_declares=None):
+        """A world whose tree's Kconfig declares TREE_DECLARES and whose
+        reference tree (the patched 6.12) REFERENCE_DECLARES (None: no
+        reference tree on this machine)."""
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        world = World(tmp, with_series=with_series)
+        self.addCleanup(world.stream.close)
+        for where, names in ((world.run.src, tree_declares),
+                             (os.path.join(tmp, 'reference'), reference_declares)):
+            if names is not None:
+                os.makedirs(where, exist_ok=True)
+                with open(os.path.join(where, 'Kconfig'), 'w') as f:
+                    f.write(''.join('config %s\n\tbool\n' % n for n in names))
+        world.run.reference_src = os.path.join(tmp, 'reference')
+        return world
+
+    def test_a_misspelled_symbol_in_nsfds_own_fragments_is_2_naming_it(self):
+        # kunit.py: "Not all Kconfig options selected in kunitconfig were in
+        # the generated .config" for a symbol that no Kconfig declares, in
+        # the tree under test or the patched 6.12: our input is wrong (on
+        # 742e786 it was 125, "the kernel does not build", naming nothing).
+        for with_series, reference in ((True, None), (False, ['NET_NS'])):
+            with self.subTest(with_series=with_series):
+                world = self.kconfig_world(with_series, ['NET_NS'], reference)
+                rc = world.go(FAKE_KUNIT_BUILD='kconfig:TIME_NS')
+                self.assertEqual(rc, 2, world.progress())
+                status, detail = world.stages()['kernel']
+                self.assertEqual(status, 'env-error')
+                self.assertEqual(detail, 'CONFIG_TIME_NS (kunit-configs/nsfd.kunitconfig) is '
+                                         "declared by no Kconfig: a misspelled symbol in nsfd's "
+                                         'own fragments, our input is wrong, not the tree')
+
+    def test_a_symbol_the_tree_under_test_lacks_is_125_as_before(self):
+        # The tree declares it but cannot set it (its dependencies), or
+        # another tree lacks what the patched 6.12 has, or there is no
+        # reference tree to ask: the tree's, not ours (build-failed).
+        for with_series, tree, reference in ((True, ['TIME_NS'], None),
+                                             (False, [], ['TIME_NS']),
+                                             (False, [], None)):
+            with self.subTest(with_series=with_series, tree=tree, reference=reference):
+                world = self.kconfig_world(with_series, tree, reference)
+                rc = world.go(FAKE_KUNIT_BUILD='kconfig:TIME_NS')
+                self.assertEqual(rc, 125, world.progress())
+                self.assertEqual(world.stages()['kernel'][0], 'build-failed')
 
     def test_the_fake_world_passes_without_a_fault(self):
         rc, stages = self.base_rc, self.base.stages()
@@ -359,10 +407,38 @@ class Faults(unittest.TestCase):
                            "the kernel's OOM killer killed qemu-system-x86 (pid 4242)")
 
     def test_a_full_disk_under_results_json_is_2_and_says_so(self):
-        rc, _ = self.go(FAKE_QEMU='full-disk')
+        rc, _ = self.go(FAKE_ENOSPC='results.json')
         self.assertEqual(rc, 2)
-        self.assertIn('report.py variant failed (the machine: no space left on device, not a verdict)',
+        self.assertIn('report.py variant failed (the machine: no space left on device (writing ',
                       self.world.progress())
+        self.assertFalse(os.path.exists(os.path.join(self.world.variant.out, 'results.json')))
+
+    def test_a_report_py_the_machine_killed_is_2_never_137(self):
+        # On 742e786 a report.py killed by SIGKILL made `ci/nsfd run` exit
+        # 137, none of the four codes; killed just after results.json, its
+        # results.json said 0 while the run did not.
+        for kill in ('junit.xml', 'results.json', '+results.json'):
+            with self.subTest(kill=kill):
+                rc, _ = self.go(FAKE_SIGKILL=kill)
+                self.assertEqual(rc, 2, self.world.progress())
+                self.assertIn('ci/results/report.py killed by SIGKILL (exit 137): not a verdict',
+                              self.world.progress())
+                self.assertFalse(os.path.exists(os.path.join(self.world.variant.out,
+                                                             'results.json')))
+
+    def test_a_full_disk_under_junit_xml_leaves_no_results_json_that_disagrees(self):
+        # junit.xml (and so kcidb.json) cannot be written: the run is 2, and
+        # no results.json states the 0 or 1 the run does not give (on
+        # 742e786 results.json was written first and said 0).
+        for full in ('junit.xml', 'kcidb.json', 'kselftest.ktap'):
+            with self.subTest(full=full):
+                rc, _ = self.go(FAKE_ENOSPC=full)
+                self.assertEqual(rc, 2)
+                self.assertIn('no space left on device (writing ', self.world.progress())
+                out = self.world.variant.out
+                self.assertFalse(os.path.exists(os.path.join(out, 'results.json')))
+                self.assertFalse([f for f in os.listdir(out) if f.endswith('.new')],
+                                 'no temporary file is left behind')
 
     # Fail closed: a helper that computes an expectation succeeds or the run is 2.
 
@@ -685,21 +761,22 @@ class Decisions(unittest.TestCase):
 
     def test_an_os_error_of_the_machine_is_named_and_a_bug_is_not(self):
         import errno
-        self.assertEqual(report.machine_fault(OSError(errno.ENOSPC, 'x', 'out/x/results.json')),
+        self.assertEqual(model.machine_fault(OSError(errno.ENOSPC, 'x', 'out/x/results.json')),
                          'no space left on device (writing out/x/results.json)')
-        self.assertEqual(report.machine_fault(OSError(errno.EDQUOT, 'x')), 'disk quota exceeded')
-        self.assertEqual(report.machine_fault(MemoryError()), 'out of memory')
-        self.assertIsNone(report.machine_fault(OSError(errno.EISDIR, 'x')))
-        self.assertIsNone(report.machine_fault(KeyError('exit_code')))
+        self.assertEqual(model.machine_fault(OSError(errno.EDQUOT, 'x')), 'disk quota exceeded')
+        self.assertEqual(model.machine_fault(MemoryError()), 'out of memory')
+        self.assertIsNone(model.machine_fault(OSError(errno.EISDIR, 'x')))
+        self.assertIsNone(model.machine_fault(KeyError('exit_code')))
 
     def test_a_merge_on_a_full_disk_is_2_and_says_so(self):
         with tempfile.TemporaryDirectory() as d:
-            os.makedirs(os.path.join(d, 'merged'))
-            os.symlink('/dev/full', os.path.join(d, 'merged', 'kcidb.json'))
+            # kcidb.json meets a full disk (fakes/site/sitecustomize.py).
             run = subprocess.run(ci.command('ci.results.merge', '--out', os.path.join(d, 'merged'),
-                                            os.path.join(d, 'none')), capture_output=True, text=True)
+                                            os.path.join(d, 'none')), capture_output=True, text=True,
+                                 env=dict(os.environ, FAKE_ENOSPC='kcidb.json', PYTHONPATH=os.pathsep.join(
+                                     [TOP, os.path.join(FAKES, 'site')])))
         self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
-        self.assertIn('merge: failed (the machine: no space left on device)', run.stdout)
+        self.assertIn('merge: failed (the machine: no space left on device (writing ', run.stdout)
         self.assertEqual(run.stdout.splitlines()[-1], 'nsfd: 0 passed, 0 failed, 0 skipped')
 
     # Fail closed, decided.
@@ -722,8 +799,8 @@ class Decisions(unittest.TestCase):
 
     def test_an_expected_list_that_cannot_be_read_is_2_not_empty(self):
         with tempfile.TemporaryDirectory() as top:
-            self.assertRaises(ValueError, report.expected_kselftests, top)
-            self.assertRaises(ValueError, report.expected_kunit_suites, top)
+            self.assertRaises(ValueError, expected.kselftests, top)
+            self.assertRaises(ValueError, expected.kunit_suites, top)
             with open(os.path.join(top, 'stages.tsv'), 'w') as f:
                 f.write('kernel\tok\t1.0\t\nguest\tok\t1.0\t\n')
             out = subprocess.run(ci.command('ci.results.report', 'variant', top, '--arch', 'x86_64',

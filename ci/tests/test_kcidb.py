@@ -20,7 +20,8 @@ import unittest
 from contextlib import redirect_stdout
 
 import ci
-from ci.results import kcidb, ktap, merge, report
+from ci.results import expected, judge, kcidb, ktap, merge, model
+from ci.series import patch_list
 from ci.tests.test_pipeline import prove_boots
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -90,9 +91,8 @@ class Document(SchemaCase):
 
     def test_patchset_hash_is_kcidbs_over_the_series_files(self):
         top = os.path.dirname(CI)
-        with open(os.path.join(top, 'patches', 'series')) as f:
-            series = [ln.split()[0] for ln in f if ln.strip() and not ln.startswith('#')]
-        entries = [report.patch_entry(top, name, 'id') for name in series]
+        series = patch_list.read(top)
+        entries = [patch_list.entry(top, name, 'id') for name in series]
         doc = {'patched': True, 'kernel': {'series': entries}}
         names = [os.path.join(top, 'patches', name) for name in series]
         # The schema's own recipe: sha256sum *.patch | cut -c-64 | sha256sum.
@@ -238,8 +238,9 @@ class Statuses(SchemaCase):
                                 'ktap 0.2 | 1..1\nktap 9.0 | not ok 1 selftests: nsfd: pin_test '
                                 '# TIMEOUT 45 seconds\nnsfd-kselftest: end\n', 'guest')
         (killed,) = ktap.results(lines, 'kselftest')
-        kunit = report.fail('kunit', 'kunit', 'timeout', 'the KUnit guest timed out')
-        guest = report.fail('kselftest', 'guest', 'timeout', 'the guest did not end in time')
+        kunit = model.failed('kunit', 'kunit', 'timeout', 'the KUnit guest timed out').to_dict()
+        guest = model.failed('kselftest', 'guest', 'timeout',
+                             'the guest did not end in time').to_dict()
         for t in (killed, kunit, guest):
             self.assertEqual(kcidb.test_status(t), 'FAIL', t)
         self.assertEqual(kcidb.test_path(kunit), 'kunit.exec')
@@ -253,8 +254,11 @@ class Statuses(SchemaCase):
             f.write('nsproxy_setns\nsocketat\n')
         res = results('x86_64')
         res['tests'] = [t for t in res['tests'] if t['suite'] != 'socketat']
-        res['tests'] += report.patched_checks(res['tests'], {'kunit': {'status': 'ok'}},
-                                              os.path.join(HERE, 'fixtures', 'sources'), tmp)
+        src = os.path.join(HERE, 'fixtures', 'sources')
+        _, more = judge.patched_checks(res['tests'], {'kunit': {'status': 'ok'}},
+                                       lambda: expected.kunit_for(tmp, src),
+                                       lambda: expected.kselftests(src))
+        res['tests'] += [t.to_dict() for t in more]
         doc = kcidb.document(res)
         missed = [t for t in doc['tests'] if t['status'] == 'MISS']
         self.assertEqual([t['path'] for t in missed], ['kunit.exec.socketat'])
@@ -351,7 +355,7 @@ class Merge(SchemaCase):
         failed = self.copy_variant('x86_64-net_off')
         res = kcidb.read_results(failed)
         res['tests'][0].update(status='fail', reason='Expected 1 == 2')
-        res['summary'] = report.counts(res['tests'])
+        res['summary'] = model.counts(res['tests'])
         res['exit_code'] = 1
         with open(os.path.join(failed, 'results.json'), 'w') as f:
             json.dump(res, f)
@@ -380,6 +384,20 @@ class Merge(SchemaCase):
                 self.assertRegex(lines[-1], r'^nsfd: \d+ passed, 0 failed, \d+ skipped$')
                 self.assertEqual(len(doc['builds']), 2)
                 self.assertValid(doc)
+
+    def test_a_results_json_without_its_siblings_gives_2(self):
+        # results.json is written last and names the files written with it:
+        # one missing or not as written is no verdict (on 742e786 merge took
+        # any results.json, even beside a junit.xml cut short).
+        for name, spoil in (('junit.xml', os.unlink),
+                            ('kcidb.json', lambda p: open(p, 'a').write(' '))):
+            with self.subTest(name=name):
+                d = self.copy_variant('riscv64')
+                spoil(os.path.join(d, name))
+                code, lines, doc = self.merge([variant('x86_64'), d])
+                self.assertEqual(code, 2, lines)
+                self.assertTrue(any(l.startswith('nsfd: merge: %s: ' % d) and name in l
+                                    for l in lines), lines)
 
     def test_environment_error_gives_2(self):
         code, lines, doc = self.merge([variant(ENV_ERROR)])

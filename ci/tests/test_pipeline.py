@@ -6,6 +6,8 @@ clean logs stay clean), the KTAP channel of the guest, the exit-code
 precedence, and what patched mode expects to run.
 """
 
+import contextlib
+import io
 import json
 import re
 import os
@@ -21,8 +23,8 @@ import xml.etree.ElementTree as ET
 
 import ci
 from ci.mutants import mutant
-from ci.results import console, identity, ktap, report
-from ci.pipeline import runlog
+from ci.results import collect, console, expected, identity, judge, junit, ktap, model
+from ci.pipeline import cli, runlog
 from ci.series import wiring
 from ci.tests import run as tests_run
 from ci.tests import waits
@@ -128,14 +130,15 @@ class KunitKtap(unittest.TestCase):
         self.assertAlmostEqual(self.res[('nsfs', 'same_inode_twice')]['duration'], 0.2, places=5)
 
     def test_counts(self):
-        c = report.counts(list(self.res.values()))
+        c = model.counts(list(self.res.values()))
         self.assertEqual(c, {'passed': 3, 'failed': 1, 'skipped': 2})
 
 
 class GuestKtap(unittest.TestCase):
     def setUp(self):
         self.lines, self.ended = ktap.extract(fixture('guest-pass.log'), 'guest')
-        self.res = by_name(report.kselftest_name(r) for r in ktap.results(self.lines, 'kselftest'))
+        self.res = by_name(collect.kselftest_name(r).to_dict()
+                           for r in ktap.results(self.lines, 'kselftest'))
 
     def test_markers_and_prefix(self):
         self.assertTrue(self.ended)
@@ -319,14 +322,14 @@ class ExitCodes(unittest.TestCase):
 
     def test_mapping(self):
         fail = dict(self.ok, status='fail')
-        self.assertEqual(report.exit_code(self.st('ok', 'ok'), [self.ok]), 0)
-        self.assertEqual(report.exit_code(self.st('ok', 'skipped'), [self.ok]), 0)
-        self.assertEqual(report.exit_code(self.st('ok'), [self.ok, fail]), 1)
-        self.assertEqual(report.exit_code(self.st('ok', 'timeout'), [self.ok]), 1)
-        self.assertEqual(report.exit_code(self.st('ok', 'fail'), [self.ok]), 1)
-        self.assertEqual(report.exit_code(self.st('ok', 'build-failed'), [self.ok]), 125)
-        self.assertEqual(report.exit_code(self.st('build-failed'), []), 125)
-        self.assertEqual(report.exit_code(self.st('env-error', 'build-failed'), []), 2)
+        self.assertEqual(judge.exit_code(self.st('ok', 'ok'), [self.ok]), 0)
+        self.assertEqual(judge.exit_code(self.st('ok', 'skipped'), [self.ok]), 0)
+        self.assertEqual(judge.exit_code(self.st('ok'), [self.ok, fail]), 1)
+        self.assertEqual(judge.exit_code(self.st('ok', 'timeout'), [self.ok]), 1)
+        self.assertEqual(judge.exit_code(self.st('ok', 'fail'), [self.ok]), 1)
+        self.assertEqual(judge.exit_code(self.st('ok', 'build-failed'), [self.ok]), 125)
+        self.assertEqual(judge.exit_code(self.st('build-failed'), []), 125)
+        self.assertEqual(judge.exit_code(self.st('env-error', 'build-failed'), []), 2)
 
     def test_results_writer_that_raises_is_exit_2_not_a_verdict(self):
         tmp = tempfile.mkdtemp()
@@ -342,9 +345,9 @@ class ExitCodes(unittest.TestCase):
 
     def test_a_failed_test_wins_over_a_later_build_failure(self):
         fail = dict(self.ok, status='fail')
-        self.assertEqual(report.exit_code(self.st('ok', 'build-failed'), [fail]), 1)
-        self.assertEqual(report.exit_code(self.st('ok', 'env-error'), [fail]), 1)
-        self.assertEqual(report.exit_code(self.st('timeout', 'build-failed'), []), 1)
+        self.assertEqual(judge.exit_code(self.st('ok', 'build-failed'), [fail]), 1)
+        self.assertEqual(judge.exit_code(self.st('ok', 'env-error'), [fail]), 1)
+        self.assertEqual(judge.exit_code(self.st('timeout', 'build-failed'), []), 1)
 
     def summary(self, *codes):
         tmp = tempfile.mkdtemp()
@@ -353,13 +356,37 @@ class ExitCodes(unittest.TestCase):
         for i, code in enumerate(codes):
             p = os.path.join(tmp, '%d.json' % i)
             with open(p, 'w') as f:
-                json.dump({'variant': 'v%d' % i, 'exit_code': code,
+                json.dump({'variant': 'v%d' % i, 'exit_code': code, 'files': {},
                            'not_built': ['nsfd: v%d: kernel did not build (x)' % i]
                            if code == 125 else [],
                            'summary': {'passed': 2, 'failed': int(code == 1),
                                        'skipped': 1}}, f)
             paths.append(p)
         return subprocess.run(REPORT + ['summary'] + paths, capture_output=True, text=True)
+
+    def test_a_status_outside_the_four_codes_is_2_with_its_cause(self):
+        # ci/nsfd's commands return a child's status: 137 (report.py
+        # SIGKILLed) was ci/nsfd run's own exit on 742e786.
+        said = []
+        for rc, want in ((137, 2), (-9, 2), (255, 2), (3, 2), (0, 0), (1, 1), (125, 125)):
+            with self.subTest(rc=rc):
+                with contextlib.redirect_stdout(io.StringIO()):
+                    self.assertEqual(cli.four_codes(said.append, 'run', rc), want)
+        self.assertIn('run: killed by SIGKILL (exit 137): not a verdict: nothing was judged', said)
+        self.assertEqual(len(said), 4, said)
+
+    def test_summary_of_a_results_json_without_its_siblings_is_2(self):
+        tmp, out = VariantReport.run_report(self, [('kernel', 'ok'), ('kunit', 'ok'), ('guest', 'ok')],
+                                            {'console-kunit.log': 'kunit-nested.log',
+                                             'console-kselftest.log': 'guest-pass.log'})
+        results = os.path.join(tmp, 'results.json')
+        self.assertEqual(json.load(open(results))['exit_code'], out.returncode)
+        whole = subprocess.run(REPORT + ['summary', results], capture_output=True, text=True)
+        self.assertEqual(whole.returncode, out.returncode, whole.stdout)
+        os.unlink(os.path.join(tmp, 'junit.xml'))
+        cut = subprocess.run(REPORT + ['summary', results], capture_output=True, text=True)
+        self.assertEqual(cut.returncode, 2, cut.stdout)
+        self.assertIn('results.json without its sibling junit.xml', cut.stdout)
 
     def test_summary_precedence_across_variants(self):
         out = self.summary(0, 1, 125)
@@ -430,9 +457,10 @@ class VariantReport(unittest.TestCase):
         self.addCleanup(shutil.rmtree, tmp)
         path = os.path.join(tmp, 'junit.xml')
         reason = 'oops:\x1b[31m RIP\x00 \x7f end'
-        report.junit([{'source': 'console', 'suite': 'console-kunit.log\x01',
-                       'name': 'oops:12', 'status': 'fail', 'duration': None,
-                       'reason': reason}], path, 'nsfd x86_64', [('nsfd.banner', 'a\x1bb')])
+        with open(path, 'wb') as f:
+            f.write(junit.render([{'source': 'console', 'suite': 'console-kunit.log\x01',
+                                   'name': 'oops:12', 'status': 'fail', 'duration': None,
+                                   'reason': reason}], 'nsfd x86_64', [('nsfd.banner', 'a\x1bb')]))
         root = ET.parse(path).getroot()
         self.assertEqual(root.find('.//failure').get('message'),
                          'oops:\\x1b[31m RIP\\x00 \x7f end')
@@ -613,13 +641,13 @@ class PatchedMode(unittest.TestCase):
     sources = os.path.join(HERE, 'fixtures', 'sources')
 
     def test_expected_lists_from_sources(self):
-        self.assertEqual(report.expected_kunit_suites(self.sources), ['ns_ops', 'nsfs', 'socketat'])
-        self.assertEqual(report.expected_kselftests(self.sources),
+        self.assertEqual(expected.kunit_suites(self.sources), ['ns_ops', 'nsfs', 'socketat'])
+        self.assertEqual(expected.kselftests(self.sources),
                          ['proc_ns_test', 'socketat_test', 'setns_test'])
 
     def test_this_checkout_declares_its_suites(self):
-        self.assertIn('socketat', report.expected_kunit_suites(report.TOP))
-        self.assertIn('socketat_test', report.expected_kselftests(report.TOP))
+        self.assertIn('socketat', expected.kunit_suites(ci.TOP))
+        self.assertIn('socketat_test', expected.kselftests(ci.TOP))
 
     def test_missing_suite_binary_and_enosys_skip_fail(self):
         tmp, out = self.run_report([('kernel', 'ok'), ('kunit', 'ok'), ('guest', 'ok')],
@@ -651,8 +679,9 @@ class PatchedMode(unittest.TestCase):
             {'source': 'kselftest', 'suite': 'nsfd:setns_test', 'name': 'ns.c',
              'status': 'skip', 'reason': 'CONFIG_TIME_NS is off'},
         ]
-        report.patched_checks(tests, {}, self.sources)
-        self.assertEqual([t['status'] for t in tests], ['fail', 'fail', 'skip'])
+        tests, _ = judge.patched_checks(tests, {}, lambda: expected.kunit_suites(self.sources),
+                                        lambda: expected.kselftests(self.sources))
+        self.assertEqual([t.status for t in tests], ['fail', 'fail', 'skip'])
 
     def test_patched_skips_for_an_older_kernel_fail(self):
         # Skips that are right on 6.1 (an ioctl 6.12 has, nsfs's
@@ -667,9 +696,10 @@ class PatchedMode(unittest.TestCase):
             {'source': 'kselftest', 'suite': 'nsfd:proc_ns_test', 'name': 'entry.time.ns_get_nstype_is_its_clone_flag',
              'status': 'skip', 'reason': 'CONFIG_TIME_NS is off'},
         ]
-        report.patched_checks(tests, {}, self.sources)
-        self.assertEqual([t['status'] for t in tests], ['fail', 'fail', 'fail', 'skip'])
-        self.assertIn('where the tree is 6.12', tests[0]['reason'])
+        tests, _ = judge.patched_checks(tests, {}, lambda: expected.kunit_suites(self.sources),
+                                        lambda: expected.kselftests(self.sources))
+        self.assertEqual([t.status for t in tests], ['fail', 'fail', 'fail', 'skip'])
+        self.assertIn('where the tree is 6.12', tests[0].reason)
 
     def test_same_run_without_patched_has_no_such_failures(self):
         tmp, out = self.run_report([('kernel', 'ok'), ('kunit', 'ok'), ('guest', 'ok')],
@@ -830,8 +860,7 @@ class MutantConfig(unittest.TestCase):
             with self.assertRaises(self.m.MutantError):
                 self.m.parse(p)
         p = self.write('# d\nfile: a.c\nfind: if (x)\nreplace: if (0)\n')
-        out = subprocess.run([sys.executable, os.path.join(CI, 'mutants', 'mutant.py'),
-                              'arch', p], capture_output=True, text=True)
+        out = subprocess.run(ci.command('ci.mutants.mutant', 'arch', p), capture_output=True, text=True)
         self.assertEqual(out.stdout.strip(), 'x86_64')
 
     def test_every_named_arch_is_in_ci_arch(self):

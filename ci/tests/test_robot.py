@@ -12,7 +12,7 @@ import tempfile
 import unittest
 
 import ci
-from ci.results import report
+from ci.results import expected, model
 from ci.tests import waits
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -46,8 +46,8 @@ def kunit_stream(t, suites):
 
 
 def all_programs(skip=(), override=None):
-    lines, n = ['TAP version 13', '1..%d' % len(report.expected_kselftests(TOP))], 0
-    for prog in report.expected_kselftests(TOP):
+    lines, n = ['TAP version 13', '1..%d' % len(expected.kselftests(TOP))], 0
+    for prog in expected.kselftests(TOP):
         n += 1
         if prog in skip:
             continue
@@ -57,7 +57,7 @@ def all_programs(skip=(), override=None):
 
 def console(runner=None, runner_exit=0, builtin=None, modules=(), done=True, banner=BANNER):
     suites = builtin if builtin is not None else \
-        [(s, [True]) for s in report.expected_kunit_suites(TOP)]
+        [(s, [True]) for s in expected.kunit_suites(TOP)]
     lines = ['[    0.000000] ' + banner, 'robot: kernel 6.12.0', 'robot: run_kselftest.sh begin']
     lines += all_programs() if runner is None else runner
     if runner_exit is not None:
@@ -90,7 +90,7 @@ class Verdict(unittest.TestCase):
             for name in ('kselftest.ktap', 'kunit.ktap')[:2 if booted else 0] + \
                     ('junit.xml', 'kcidb.json'):
                 self.assertTrue(os.path.exists(os.path.join(d, name)), name)
-        self.assertEqual(run.stdout.splitlines()[-1], report.summary_line(doc['summary']))
+        self.assertEqual(run.stdout.splitlines()[-1], model.summary_line(doc['summary']))
         self.assertEqual(run.returncode, doc['exit_code'], run.stdout + run.stderr)
         return run.returncode, doc, run.stdout
 
@@ -100,15 +100,15 @@ class Verdict(unittest.TestCase):
     def test_a_clean_job_passes_with_every_program_and_suite(self):
         code, doc, _ = self.judge(console(modules=[('list-kunit-test', [True, True])]))
         self.assertEqual((code, self.failed(doc)), (0, set()))
-        progs = len(report.expected_kselftests(TOP))
-        suites = len(report.expected_kunit_suites(TOP))
+        progs = len(expected.kselftests(TOP))
+        suites = len(expected.kunit_suites(TOP))
         self.assertEqual(doc['summary']['passed'], 2 * progs + suites + 2 + 1)   # + the boot
         modules = [t for t in doc['tests'] if t.get('how') == 'module']
         self.assertEqual([(t['suite'], t['status']) for t in modules],
                          [('list-kunit-test', 'pass')] * 2)
 
     def test_the_runners_timeout_fails_the_program_and_its_missing_cases(self):
-        prog = report.expected_kselftests(TOP)[0]
+        prog = expected.kselftests(TOP)[0]
         cut = program(1, prog, [(True, 'a.one')])[:-1] + [
             '# 1..3', '#', 'not ok 1 selftests: nsfd: %s # TIMEOUT 240 seconds' % prog]
         cut = [ln for ln in cut if ln != '# 1..1']
@@ -121,8 +121,8 @@ class Verdict(unittest.TestCase):
         self.assertEqual(missing[0]['suite'], 'nsfd:' + prog)
 
     def test_an_exit_status_without_a_failed_case_fails_the_program(self):
-        prog = report.expected_kselftests(TOP)[-1]
-        n = len(report.expected_kselftests(TOP))
+        prog = expected.kselftests(TOP)[-1]
+        n = len(expected.kselftests(TOP))
         lines = program(n, prog, [(True, 'a.one')],
                         result='not ok %d selftests: nsfd: %s # exit=139' % (n, prog))
         code, doc, _ = self.judge(console(runner=all_programs(override={prog: lines}),
@@ -133,7 +133,7 @@ class Verdict(unittest.TestCase):
                          [('nsfd:' + prog, 'exit=139')])
 
     def test_uptime_lines_time_each_program_and_the_collection(self):
-        progs = report.expected_kselftests(TOP)
+        progs = expected.kselftests(TOP)
         runner, t = ['robot: uptime 10.00', 'TAP version 13', '1..%d' % len(progs)], 10.0
         for n, prog in enumerate(progs, 1):
             lines = program(n, prog, [(True, 'a.one')])
@@ -159,7 +159,7 @@ class Verdict(unittest.TestCase):
         self.assertIn(('job', 'done'), self.failed(doc))
 
     def test_a_program_the_runner_did_not_run_is_a_failure(self):
-        prog = report.expected_kselftests(TOP)[1]
+        prog = expected.kselftests(TOP)[1]
         code, doc, _ = self.judge(console(runner=all_programs(skip=[prog])))
         self.assertEqual(code, 1)
         # The runner's plan is not met either.
@@ -167,7 +167,7 @@ class Verdict(unittest.TestCase):
                                             ('(missing)', '(missing)')})
 
     def test_a_suite_that_did_not_run_at_boot_is_a_failure_even_as_a_module(self):
-        suites = report.expected_kunit_suites(TOP)
+        suites = expected.kunit_suites(TOP)
         code, doc, _ = self.judge(console(builtin=[(s, [True]) for s in suites[1:]],
                                           modules=[(suites[0], [True])]))
         self.assertEqual(code, 1)

@@ -14,6 +14,7 @@ import sys
 import tempfile
 import unittest
 
+import ci
 from ci.series import explained, identity, wiring
 from ci.tests import waits
 
@@ -59,8 +60,7 @@ class SenderIdentity(unittest.TestCase):
     def sender(self, name=None, email=None):
         g = GitConfig(self.tmp, name, email)
         # A directory outside any repository: the global config alone.
-        return run([sys.executable, '-B', os.path.join(CI, 'series', 'identity.py'), 'sender',
-                    g.home], g.env, cwd=g.home)
+        return run(ci.command('ci.series.identity', 'sender', g.home), g.env, cwd=g.home)
 
     def test_no_identity_is_exit_2_with_how_to_set_it(self):
         out = self.sender()
@@ -182,7 +182,7 @@ class SignOff(unittest.TestCase):
                          msg + 'Signed-off-by: %s\n' % self.ME)
 
     def test_sign_refuses_a_placeholder_unless_unchecked(self):
-        cmd = [sys.executable, '-B', os.path.join(CI, 'series', 'identity.py'), 'sign']
+        cmd = ci.command('ci.series.identity', 'sign')
         out = subprocess.run(cmd + ['%s <%s>' % SEED], input='x\n', capture_output=True, text=True)
         self.assertEqual(out.returncode, 2)
         out = subprocess.run(cmd + ['--unchecked', 'nsfd robot <robot@localhost>'], input='x\n',
@@ -224,9 +224,13 @@ class HonestBase(unittest.TestCase):
         shutil.copy(os.path.join(CI, 'prepare-tree.sh'), os.path.join(top, 'ci'))
         # The shim's program (ci/pipeline/tree.py, in the package ci), which
         # takes TOP from where it lies.
-        shutil.copy(os.path.join(CI, '__init__.py'), os.path.join(top, 'ci'))
-        shutil.copytree(os.path.join(CI, 'pipeline'), os.path.join(top, 'ci', 'pipeline'),
-                        ignore=shutil.ignore_patterns('__pycache__'))
+        # It imports ci.args, ci.results (the exit codes) and ci.series
+        # (the patches/series reader) too.
+        for name in ('__init__.py', 'args.py'):
+            shutil.copy(os.path.join(CI, name), os.path.join(top, 'ci'))
+        for d in ('pipeline', 'results', 'series'):
+            shutil.copytree(os.path.join(CI, d), os.path.join(top, 'ci', d),
+                            ignore=shutil.ignore_patterns('__pycache__'))
         for path, text in (('patches/series', '# none\n'), ('kunit/patches', ''),
                            ('selftests/nsfd/commit-msg', 'x\n\nSigned-off-by: A <a@kernel.org>\n'),
                            ('selftests/nsfd/Makefile', 'all:\n'),
@@ -336,7 +340,7 @@ class Maintainers(unittest.TestCase):
             mail = f.read()
         self.assertIn('maintainers "$title" \\\n\t\t\t\ttools/testing/selftests/nsfd/)', mail)
         self.assertIn('if [[ ${f##*/} == *socketat* ]]; then', mail)
-        self.assertIn('"$wiring" route "$f" "$code" "$title"', mail)
+        self.assertIn('"${wiring[@]}" route "$f" "$code" "$title"', mail)
 
 
 class Includer(unittest.TestCase):

@@ -20,6 +20,7 @@ import time
 import unittest
 
 from ci.pipeline import decide, procs, runlog, tree
+from ci.series import patch_list
 from ci.pipeline.variant import Run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -437,7 +438,7 @@ class TreeDecisions(unittest.TestCase):
             self.assertEqual(tree.am_failed('0001-x.patch', said, 'abc1234').code, code, said)
 
     def test_the_lists_of_the_inputs(self):
-        self.assertEqual(tree.series_files('# c\n\n0001-a.patch  # x\n 0002-b.patch -p1\n  \n'),
+        self.assertEqual(patch_list.names('# c\n\n0001-a.patch  # x\n 0002-b.patch -p1\n  \n'),
                          ['0001-a.patch', '0002-b.patch'])
         patches = tree.kunit_patches('# c\nfs.msg\tfs/\nk.msg kernel/ init/Kconfig\n')
         self.assertEqual(patches, [('fs.msg', ['fs/']), ('k.msg', ['kernel/', 'init/Kconfig'])])

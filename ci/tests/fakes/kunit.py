@@ -4,7 +4,7 @@
 build: .config from the .kunitconfig, vmlinux and the image copied from
 FAKE_VMLINUX, usr/gen_init_cpio. exec: test.log holding the kernel's
 banner and a KTAP where every nsfd suite the .config turns on passes.
-FAKE_KUNIT_BUILD=fail|oom|enospc|notool|noconfig,
+FAKE_KUNIT_BUILD=fail|oom|enospc|notool|noconfig|kconfig:SYMBOL,
 FAKE_KUNIT_EXEC=raise|crash|hang|fail|noboot|oom|early-panic|early-hang (oom:
 the kernel's log, NSFD_KMSG, names the OOM kill; early-*: a kernel that
 dies or hangs after its banner, before its tests)."""
@@ -63,6 +63,13 @@ if cmd == 'build':
     if fault == 'enospc':
         print('fs/.nsfs.o.tmp: No space left on device\n'
               'make[3]: *** [scripts/Makefile.build:229: fs/nsfs.o] Error 1')
+        sys.exit(1)
+    if fault and fault.startswith('kconfig:'):
+        # kunit.py's validate_config: olddefconfig dropped a symbol of the
+        # .kunitconfig (misspelled, or its dependencies unmet).
+        print("ERROR:root:Not all Kconfig options selected in kunitconfig were in the generated "
+              ".config.\nThis is probably due to unsatisfied dependencies.\nMissing: CONFIG_%s=y"
+              % fault[len('kconfig:'):])
         sys.exit(1)
     if fault == 'notool':
         print('/bin/sh: 1: flex: not found\n'
