@@ -447,6 +447,48 @@ def build(v):
     return v.stage('kernel', Stage('ok', line), t)
 
 
+def qemu_recorded(v):
+    """(env, status file) for kunit.py exec: PATH starts with a directory
+    whose QEMU (the arch's, by the name kunit.py runs) is
+    ci/pipeline/qemu_status.py, which runs the real one and records how
+    it ended in the status file (removed first: an earlier boot's end is
+    never this one's). Without a QEMU on PATH, kunit.py runs as it is
+    (it then fails to start it: exit 2, as before)."""
+    env = v.env()
+    status = os.path.join(v.out, 'kunit-qemu.json')
+    try:
+        os.unlink(status)
+    except OSError:
+        pass
+    name = os.path.basename(v.conf['QEMU'])
+    real = shutil.which(v.conf['QEMU'], path=env.get('PATH'))
+    if not real:
+        return env, status
+    shim_dir = os.path.join(v.out, 'kunit-qemu-bin')
+    shim = os.path.join(shim_dir, name)
+    os.makedirs(shim_dir, exist_ok=True)
+    target = os.path.join(PIPELINE, 'qemu_status.py')
+    if not (os.path.islink(shim) and os.readlink(shim) == target):
+        try:
+            os.unlink(shim)
+        except OSError:
+            pass
+        os.symlink(target, shim)
+    env.update(PATH=shim_dir + os.pathsep + env.get('PATH', ''), NSFD_QEMU_REAL=real,
+               NSFD_QEMU_STATUS=status)
+    return env, status
+
+
+def read_qemu_status(path):
+    """qemu_status.py's record of the KUnit QEMU's end, or None (QEMU
+    never started, or its recorder was killed with it)."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
 def kunit_exec(v):
     """KUnit under QEMU through kunit.py exec: the kunit stage."""
     t = now()
@@ -466,15 +508,17 @@ def kunit_exec(v):
     # where kunit.py would wait out its timeout.
     kargs = ['--kernel_args=' + a for a in (v.conf['EARLY_CONSOLE'] + ' panic=-1').split()]
     allowance = decide.boot_allowance(v.debug)
-    klog = machine.KernelLog()
+    env, qemu_status = qemu_recorded(v)
+    klog, counter = machine.KernelLog(), machine.OomCounter()
     with open(log, 'w') as f:
         p = procs.popen(v.kunit + ['exec'] + v.common + qargs + kargs + ['--timeout=%d' % timeout],
-                        stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT, env=v.env(),
+                        stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT, env=env,
                         start_new_session=True)
     b = bootwatch.Boot('kunit', 'kunit', p, test_log, limit=timeout)
     bootwatch.watch([b], allowance, v.say, '%s: kunit' % v.name)
     rc = b.rc
     kills = decide.oom_kills(klog.read(), os.getuid())
+    qemu_end = read_qemu_status(qemu_status)
     try:
         shutil.copy(test_log, os.path.join(v.out, 'console-kunit.log'))
     except OSError:
@@ -483,7 +527,8 @@ def kunit_exec(v):
         bootwatch.record(v.out, 'console-kunit.log', b, allowance)
         return v.stage('kunit', Stage('fail', 'a failed boot: no KUnit KTAP %d s after kunit.py '
                                       'started QEMU' % allowance, [v.rel(log)]), t)
-    result = decide.kunit_exec(rc, read_log(log), v.rel(log), kills)
+    result = decide.kunit_exec(rc, read_log(log), v.rel(log), kills, qemu_end, timeout,
+                               counter.cause())
     # A machine fault (the OOM killer's, kunit.py's own) judged no boot.
     bootwatch.record(v.out, 'console-kunit.log', b, allowance,
                      'env-error' if result.status == 'env-error' else None)
