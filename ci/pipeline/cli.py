@@ -255,6 +255,16 @@ def cmd_cc(_say, o):
     return 0
 
 
+# The commands that write under out/ or build/: each holds build/.lock
+# from its start, before its first file (make test's pipeline tests, the
+# robot's emptied out/robot-ARCH/), to its last child's end.
+LOCKED = ('run', 'guest', 'test', 'bench', 'robot')
+
+
+def hold_lock(say, argv):
+    procs.hold_build_lock(TOP, say, command=' '.join(['ci/nsfd'] + list(argv)))
+
+
 COMMANDS = {'run': cmd_run, 'guest': lambda say, o: cmd_run(say, o, guest_only=True),
             'test': cmd_test, 'bench': cmd_bench, 'cc': cmd_cc}
 
@@ -280,10 +290,13 @@ def main(argv):
         # runner (ci/pipeline/robot.py).
         if cmd == 'robot':
             from . import robot
+            hold_lock(say, argv)
             return robot.main(say, argv[1:])
         parsed = parse(argv)
         if not parsed or parsed[0] not in COMMANDS:
             return usage()
+        if parsed[0] in LOCKED:
+            hold_lock(say, argv)
         return COMMANDS[parsed[0]](say, parsed[1])
     except EnvError as e:
         say(str(e))
