@@ -40,6 +40,16 @@ def boot_allowance(debug):
     return 600 if debug else 120
 
 
+def kunit_limit(debug, fixed=None):
+    """KUnit's whole limit in s (kunit.py --timeout): FIXED, else
+    NSFD_BOOT_TIMEOUT (any duration timeout(1) takes: the guests' limit
+    too, guest_limit), else 300 s, 1200 s on a debug kernel. The one
+    place both come from."""
+    fixed = os.environ.get('NSFD_BOOT_TIMEOUT') if fixed is None else fixed
+    s = seconds(fixed) if fixed else None
+    return max(1, int(-(-s // 1))) if s else (1200 if debug else 300)
+
+
 def tree(rc):
     """tree.prepare's verdict (ci/pipeline/tree.py): ok; 125 the tree's
     commit cannot take the tests (build-failed); anything else an
@@ -239,7 +249,8 @@ def kunit_exec(rc, log_text, log_name, kills=(), qemu=None, limit=None, cgroup=N
         return Stage('env-error', 'the KUnit boot was killed by the machine, not by its test: %s (%s)'
                      % (qemu_killed, log_name), [log_name])
     if 'timed out' in log_text or 'Timeout' in log_text:
-        return Stage('timeout', 'kunit.py exit %d' % rc, [log_name])
+        return Stage('timeout', 'kunit.py exit %d: KUnit\'s limit%s passed before its last '
+                     'result' % (rc, ' of %s s' % limit if limit else ''), [log_name])
     return Stage('fail', 'kunit.py exit %d' % rc, [log_name])
 
 

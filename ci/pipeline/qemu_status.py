@@ -25,10 +25,37 @@ import sys
 import time
 
 
+def tee(fd, console):
+    """QEMU's output from FD to this program's stdout (kunit.py's pipe)
+    and to CONSOLE as it comes, unbuffered: what kunit.py has read but
+    not yet written to its block-buffered test.log is on the disk here,
+    and ci/pipeline/bootwatch.py sees the KTAP header the moment QEMU
+    prints it. Past a kunit.py that stopped reading (it was killed),
+    CONSOLE still gets everything."""
+    out = 1
+    with open(console, 'wb', buffering=0) as f:
+        while True:
+            try:
+                data = os.read(fd, 65536)
+            except InterruptedError:
+                continue
+            if not data:
+                break
+            f.write(data)
+            while out is not None and data:
+                try:
+                    data = data[os.write(out, data):]
+                except InterruptedError:
+                    continue
+                except OSError:             # EPIPE: kunit.py is gone
+                    out = None
+
+
 def main(argv):
     real, status = os.environ['NSFD_QEMU_REAL'], os.environ['NSFD_QEMU_STATUS']
+    console = os.environ.get('NSFD_QEMU_CONSOLE')
     start = time.monotonic()
-    p = subprocess.Popen([real] + argv[1:])
+    p = subprocess.Popen([real] + argv[1:], stdout=subprocess.PIPE if console else None)
 
     def forward(sig, _frame):
         try:
@@ -37,6 +64,8 @@ def main(argv):
             pass
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, forward)
+    if console:
+        tee(p.stdout.fileno(), console)
     rc = p.wait()
     record = {'pid': p.pid, 'qemu': real, 'rc': rc, 'signal': -rc if rc < 0 else None,
               'signame': signal.Signals(-rc).name if rc < 0 else None,

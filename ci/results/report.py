@@ -40,7 +40,7 @@ import sys
 import traceback
 import xml.etree.ElementTree as ET
 
-from . import boots, console, identity, kcidb, ktap
+from . import boots, console, identity, kcidb, ktap, kunit_hang
 
 EXIT_PASS, EXIT_FAIL, EXIT_ENV, EXIT_BUILD = 0, 1, 2, 125
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -122,7 +122,13 @@ def collect_kunit(outdir, stage):
         res.append(fail('kunit', 'kunit', 'ktap',
                         'no KTAP in the KUnit console (kunit.py: %s)' % stage['status']))
     elif stage['status'] == 'timeout':
-        res.append(fail('kunit', 'kunit', 'timeout', 'the KUnit guest timed out'))
+        # A case hung: named, with what it kept from running (kunit_hang.py).
+        end = boots.read_end(outdir, 'console-kunit.log') or {}
+        try:
+            expected = expected_kunit_for(outdir, TOP)
+        except ValueError:
+            expected = []
+        res = kunit_hang.named(outdir, lines, res, end.get('limit'), expected)
     elif stage['status'] != 'ok' and not any(r['status'] == 'fail' for r in res):
         res.append(fail('kunit', 'kunit', 'kunit.py',
                         'kunit.py reported failure (%s) though the KTAP shows none'
@@ -355,6 +361,8 @@ def boot_results(outdir, stages):
         consoles.append('console-kunit.log')
     if 'guest' in by and by['guest']['status'] != 'skipped':
         consoles += ['console-kselftest%s.log' % x for x in guest_suffixes(outdir)]
+    elif 'guest' in by:
+        consoles += boots.not_booted(outdir)     # "not run: the kernel did not boot"
     out = []
     for name in consoles:
         end = boots.read_end(outdir, name)

@@ -395,6 +395,38 @@ class Faults(unittest.TestCase):
         self.assertEqual(rc, 1, stages)
         self.assertEqual(stages['kunit'][0], 'fail')
 
+    def test_a_kunit_case_that_hangs_is_a_failed_case_named_and_the_rest_not_run(self):
+        # The second suite's case never ends; KUnit's limit (NSFD_BOOT_TIMEOUT,
+        # the one place it comes from) ends the boot after 3 s.
+        rc, stages = self.go(FAKE_KUNIT_EXEC='qemu', FAKE_QEMU='kunit-hang',
+                             NSFD_BOOT_TIMEOUT='3')
+        self.assertEqual(rc, 1, stages)
+        self.assertEqual(stages['kunit'][0], 'timeout')
+        doc = self.world.results()
+        kunit = {(t['suite'], t['name']): t for t in doc['tests'] if t['source'] == 'kunit'}
+        suites = sorted({s for s, _ in kunit})
+        first, hung = suites[0], suites[1]
+        self.assertEqual(kunit[(first, first + '_works')]['status'], 'pass', 'kept')
+        case = kunit[(hung, hung + '_works')]
+        self.assertEqual(case['status'], 'fail')
+        self.assertIn("hung: no result within KUnit's limit of 3 s", case['reason'])
+        for s in suites[2:]:
+            self.assertEqual(kunit[(s, s + '_works')]['status'], 'skip', s)
+            self.assertEqual(kunit[(s, s + '_works')]['reason'],
+                             'not run because %s.%s_works hung' % (hung, hung))
+        self.assertEqual([t for t in doc['tests'] if t['status'] == 'fail'], [case],
+                         'the hung case is the one failure: no "(missing)", no failed boot')
+        with open(os.path.join(self.world.variant.out, 'kcidb.json')) as f:
+            kc = {t['path']: t for t in json.load(f)['tests']}
+        self.assertEqual(kc['kunit.exec.%s.%s_works' % (hung, hung)]['status'], 'FAIL')
+        self.assertEqual(kc['boot.kunit']['status'], 'PASS', 'the kernel booted')
+        junit = open(os.path.join(self.world.variant.out, 'junit.xml')).read()
+        self.assertIn('name="%s_works"' % hung, junit)
+        # make bisect TEST=<that case>: the step is bad, not skip.
+        from ci.bisect import judge
+        self.assertEqual(judge.judge(1, os.path.join(self.world.variant.out, 'results.json'),
+                                     hung + '_works', [])[0], 'bad')
+
     def test_a_kunit_run_through_qemu_passes(self):
         rc, stages = self.go(FAKE_KUNIT_EXEC='qemu')
         self.assertEqual(rc, 0, stages)

@@ -113,20 +113,36 @@ with open(os.path.join(kdir, 'vmlinux'), 'rb') as f:
 config = open(os.path.join(kdir, '.config')).read().split('\n')
 suites = sorted({s for sym, _, _, ss in kunit_objects.rows(os.path.join(ci.TOP, 'kunit'))
                  if 'CONFIG_%s=y' % sym in config for s in ss})
-if mode == 'qemu':
+if mode == 'qemu' or 'kunit.action=list' in opts.get('kernel_args', ''):
     # As the real kunit.py: QEMU ("qemu-system-ARCH" from PATH; here the
     # fake QEMU's name, "qemu") with the kernel and its arguments, its
-    # output teed to test.log; a stream without every suite's result is
-    # "the kernel crashed" (exit 1), whatever QEMU's own exit was.
+    # output teed to test.log (block-buffered, as kunit.py's: a killed
+    # kunit.py loses its buffer), SIGTERM to QEMU at --timeout; a stream
+    # without every suite's result is "the kernel crashed" (exit 1),
+    # whatever QEMU's own exit was. --raw_output: 0 whatever came.
     import subprocess  # noqa: E402
+    import threading  # noqa: E402
     q = subprocess.Popen(['qemu', '-kernel', os.path.join(kdir, os.environ['FAKE_IMAGE']),
-                          '-append', 'kunit.enable=1 suites=' + ','.join(suites)],
+                          '-append', 'kunit.enable=1 %s suites=%s' % (
+                              opts.get('kernel_args', ''), ','.join(suites))],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def wait():
+        try:
+            q.wait(timeout=int(opts.get('timeout') or 300))
+        except subprocess.TimeoutExpired as e:
+            print(e)
+            q.terminate()
+            q.wait()
+    waiter = threading.Thread(target=wait)
+    waiter.start()
     with open(os.path.join(kdir, 'test.log'), 'w') as f:
         for line in q.stdout:
             f.write(line)
             print(line, end='')
-    q.wait()
+    waiter.join()
+    if 'raw_output' in opts:
+        sys.exit(0)
     with open(os.path.join(kdir, 'test.log')) as f:
         ended = ('ok %d ' % len(suites)) in f.read()
     if not ended:
