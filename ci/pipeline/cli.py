@@ -209,16 +209,15 @@ def cmd_test(say, o):
     results = [os.path.join(TOP, 'out', 'pipeline', 'results.json')]
     run.overlap = (os.environ.get('NSFD_OVERLAP') or '1') == '1'
     run_variants(run, gate, results)
-    # Before the robot, which writes out/series/ (a case of the tests reads it).
-    codes = [procs.status(pipeline.wait())]
-    if codes[-1]:
-        say('pipeline: its own tests %s' % ('failed' if codes[-1] == 1 else
-                                            'could not run (exit %d)' % codes[-1]))
+    # The robot does not wait for the pipeline's tests: no case reads what
+    # it writes (its mail is out/robot-ARCH/mail/; the case that watches
+    # out/series/ runs the scripts of a copy of the checkout).
     say('robot: the mailed series on pristine 6.12, kselftest\'s own runner')
     robot = variants.ROBOT
     # The last variant's tests run beside the robot's kernel build, which
     # takes the cores they leave idle (as kernel.build does).
     nice = ['nice', '-n', '19'] if run.tests_pending() else []
+    codes = []
     try:
         codes.append(procs.run(nice + ci.command('ci.nsfd', *robot[1].split()[1:]),
                                pass_fds=(procs.LOCK_FD,)))
@@ -233,6 +232,10 @@ def cmd_test(say, o):
         say('test-all: the fan-out, %d kernel(s) more on this machine' % len(fan_out))
         run_variants(run, fan_out, results)
         run.finish_pending()
+    codes.insert(0, procs.status(pipeline.wait()))
+    if codes[0]:
+        say('pipeline: its own tests %s' % ('failed' if codes[0] == 1 else
+                                            'could not run (exit %d)' % codes[0]))
     say('test: done in %s s' % since(start))
     return report.verdict([summary(*results)] + codes)
 

@@ -53,8 +53,11 @@ def fake_vmlinux():
 
 
 def tearDownModule():
+    # Once per process (a worker of ci/tests/run.py runs the module's cases
+    # in one run of unittest, or in several): made again if needed later.
     if 'dir' in _vmlinux:
-        shutil.rmtree(_vmlinux['dir'])
+        shutil.rmtree(_vmlinux.pop('dir'), ignore_errors=True)
+        _vmlinux.pop('path', None)
 
 
 class World:
