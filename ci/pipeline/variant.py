@@ -260,7 +260,7 @@ class Variant:
             why = kernel.did_not_boot(self)
             if why:
                 self.say('%s: selftests, guest: not run: the kernel did not boot' % self.name)
-                guest.not_booted(self, why)
+                guest.not_booted(self, why.split('; console:')[0])
                 return self.report()
             # make mutants: a mutant KUnit already caught needs no guest.
             if result.status != 'ok' and os.environ.get('NSFD_FAIL_FAST', '0') == '1':
