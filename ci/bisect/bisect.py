@@ -208,6 +208,14 @@ class Bisection:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             raise Abort('another make bisect holds %s' % os.path.join(os.path.dirname(REPO), '.lock'))
+        # build/.lock, as every entry point, before anything under out/ or
+        # build/ goes: held for the whole bisection, its steps (and their
+        # ci/nsfd run) are handed it through git bisect run.
+        try:
+            procs.hold_build_lock(TOP, log, command='make bisect KERNEL_SRC=%s GOOD=%s BAD=%s' % (
+                src, self.o['good'], self.o['bad']))
+        except runlog.EnvError as e:
+            raise Abort(str(e))
         subprocess.run(['rm', '-rf', OUT, REPO], check=True)
         os.makedirs(OUT)
         if git('clone', '-q', '--bare', '--shared', src, REPO, check=False) is None:

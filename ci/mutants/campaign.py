@@ -179,6 +179,11 @@ def campaign():
     if not files:
         raise Stop("no mutant in ci/mutants/ matches '%s'" % sel)
     names = [os.path.basename(f)[:-len('.mutant')] for f in files]
+    # Before out/mutants/ is written; every ci/nsfd run below is handed it.
+    try:
+        procs.hold_build_lock(TOP, say, command='make mutants MUTANT=%s' % sel)
+    except runlog.EnvError as e:
+        raise Stop(str(e))
     os.makedirs(os.path.join(RES, 'logs'), exist_ok=True)
     check_mutants(files)
     kernels_of = {f: kernel_of(f) for f in files}

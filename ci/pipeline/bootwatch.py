@@ -30,9 +30,13 @@ class Boot:
     results go to (None: the console); LIMIT the limit its own timeout
     enforces (None: none known)."""
 
-    def __init__(self, label, kind, proc, console, ktap=None, limit=None, started=None):
+    def __init__(self, label, kind, proc, console, ktap=None, limit=None, started=None, alt=None):
         self.label, self.kind, self.proc = label, kind, proc
         self.console, self.ktap, self.limit = console, ktap, limit
+        # ALT: read while CONSOLE is not there (kunit.py's own test.log,
+        # where no qemu_status.py tees QEMU's console).
+        self.alt = alt
+        self._source = console
         self.start = time.monotonic() if started is None else started
         self.reached = False
         self.hung = False
@@ -56,7 +60,12 @@ class Boot:
     def poll_console(self):
         if self.reached:
             return
-        text, self._seen = self._new_text(self.console, self._seen)
+        if self.alt and self._source != self.console and os.path.exists(self.console):
+            self._source, self._seen, self._tail = self.console, 0, ''
+            self._counted, self._partial, self._results = 0, '', 0
+        elif self.alt and self._source == self.console and not os.path.exists(self.console):
+            self._source = self.alt
+        text, self._seen = self._new_text(self._source, self._seen)
         text = self._tail + text
         if boots.reached(self.kind, text):
             self.reached = True
@@ -64,7 +73,7 @@ class Boot:
 
     def results(self):
         """KTAP result lines seen so far."""
-        text, self._counted = self._new_text(self.ktap or self.console, self._counted)
+        text, self._counted = self._new_text(self.ktap or self._source, self._counted)
         text = self._partial + text
         cut = text.rfind('\n') + 1
         self._results += len(boots.RESULT.findall(text[:cut]))
@@ -147,3 +156,11 @@ def record(outdir, console_name, b, allowance, end=None):
     boots.write_end(outdir, console_name, {
         'kind': b.kind, 'end': end, 'rc': b.rc, 'seconds': round(b.seconds or 0, 1),
         'allowance': allowance, 'limit': b.limit, 'reached': b.reached})
+
+
+def write_not_booted(outdir, console_name, why):
+    """<console>.end for a boot that was not made because the kernel did
+    not boot in an earlier one (guest.not_booted)."""
+    boots.write_end(outdir, console_name, {
+        'kind': 'guest', 'end': 'not-booted', 'rc': None, 'seconds': 0, 'why': why})
+

@@ -228,16 +228,15 @@ def cmd_test(say, o):
     results = [os.path.join(TOP, 'out', 'pipeline', 'results.json')]
     run.overlap = (os.environ.get('NSFD_OVERLAP') or '1') == '1'
     run_variants(run, gate, results)
-    # Before the robot, which writes out/series/ (a case of the tests reads it).
-    codes = [procs.status(pipeline.wait())]
-    if codes[-1]:
-        say('pipeline: its own tests %s' % ('failed' if codes[-1] == ExitCode.FAIL else
-                                            'could not run (exit %d)' % codes[-1]))
+    # The robot does not wait for the pipeline's tests: no case reads what
+    # it writes (its mail is out/robot-ARCH/mail/; the case that watches
+    # out/series/ runs the scripts of a copy of the checkout).
     say('robot: the mailed series on pristine 6.12, kselftest\'s own runner')
     robot = variants.ROBOT
     # The last variant's tests run beside the robot's kernel build, which
     # takes the cores they leave idle (as kernel.build does).
     nice = ['nice', '-n', '19'] if run.tests_pending() else []
+    codes = []
     try:
         codes.append(procs.run(nice + ci.command('ci.nsfd', *robot[1].split()[1:]),
                                pass_fds=(procs.LOCK_FD,)))
@@ -252,6 +251,10 @@ def cmd_test(say, o):
         say('test-all: the fan-out, %d kernel(s) more on this machine' % len(fan_out))
         run_variants(run, fan_out, results)
         run.finish_pending()
+    codes.insert(0, procs.status(pipeline.wait()))
+    if codes[0]:
+        say('pipeline: its own tests %s' % ('failed' if codes[0] == ExitCode.FAIL else
+                                            'could not run (exit %d)' % codes[0]))
     say('test: done in %s s' % since(start))
     return verdict([summary(*results)] + codes)
 
@@ -272,6 +275,16 @@ def cmd_cc(_say, o):
         if k.startswith('CCACHE_'):
             print('%s=%s' % (k, os.environ[k]))
     return ExitCode.PASS
+
+
+# The commands that write under out/ or build/: each holds build/.lock
+# from its start, before its first file (make test's pipeline tests, the
+# robot's emptied out/robot-ARCH/), to its last child's end.
+LOCKED = ('run', 'guest', 'test', 'bench', 'robot')
+
+
+def hold_lock(say, argv):
+    procs.hold_build_lock(TOP, say, command=' '.join(['ci/nsfd'] + list(argv)))
 
 
 COMMANDS = {'run': cmd_run, 'guest': lambda say, o: cmd_run(say, o, guest_only=True),
@@ -299,12 +312,15 @@ def main(argv):
         # runner (ci/pipeline/robot.py).
         if cmd == 'robot':
             from . import robot
+            hold_lock(say, argv)
             return four_codes(say, cmd, robot.main(say, argv[1:]))
         parsed = parse(argv)
         if parsed and parsed[0] == 'help':
             return ExitCode.PASS
         if not parsed or parsed[0] not in COMMANDS:
             return usage()
+        if parsed[0] in LOCKED:
+            hold_lock(say, argv)
         return four_codes(say, cmd, COMMANDS[parsed[0]](say, parsed[1]))
     except EnvError as e:
         say(str(e))

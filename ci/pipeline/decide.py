@@ -41,6 +41,16 @@ def boot_allowance(debug):
     return 600 if debug else 120
 
 
+def kunit_limit(debug, fixed=None):
+    """KUnit's whole limit in s (kunit.py --timeout): FIXED, else
+    NSFD_BOOT_TIMEOUT (any duration timeout(1) takes: the guests' limit
+    too, guest_limit), else 300 s, 1200 s on a debug kernel. The one
+    place both come from."""
+    fixed = os.environ.get('NSFD_BOOT_TIMEOUT') if fixed is None else fixed
+    s = seconds(fixed) if fixed else None
+    return max(1, int(-(-s // 1))) if s else (1200 if debug else 300)
+
+
 def tree(rc):
     """tree.prepare's verdict (ci/pipeline/tree.py): ok; 125 the tree's
     commit cannot take the tests (build-failed); anything else an
@@ -248,13 +258,22 @@ def ccache_line(before, after):
     return line
 
 
-def kunit_exec(rc, log_text, log_name, kills=()):
+# QEMU's own end, as ci/pipeline/qemu_status.py recorded it, that is the
+# machine's and never the kernel's: SIGKILL (the OOM killer; kunit.py's
+# own timeout sends SIGTERM), or QEMU itself crashing.
+QEMU_KILLED = {9: 'SIGKILL', 6: 'SIGABRT', 7: 'SIGBUS', 11: 'SIGSEGV'}
+
+
+def kunit_exec(rc, log_text, log_name, kills=(), qemu=None, limit=None, cgroup=None):
     """kunit.py exec's exit and output. Its own traceback decided nothing
     about the kernel (env-error); nor did a QEMU or a kunit.py that the
     machine killed (KILLS: oom_kills of the stage's time; kunit.py's exit
-    137); 'timed out' is a timeout; any other non-zero exit a failure
+    137; QEMU: qemu_status.py's record of QEMU's end, which says the
+    kill where the host's kernel log cannot be read, QEMU killed by
+    SIGKILL before kunit.py's LIMIT; CGROUP: machine.OomCounter's cause);
+    'timed out' is a timeout; any other non-zero exit a failure
     (kunit.py's parser found a failed or missing test, or the kernel
-    crashed)."""
+    crashed: QEMU then ends by itself, panic=-1 and -no-reboot)."""
     if rc == 0:
         return Stage('ok', logs=[log_name])
     if re.search(r'^Traceback \(most recent call last\)', log_text, re.M):
@@ -263,11 +282,37 @@ def kunit_exec(rc, log_text, log_name, kills=()):
     if killed or rc == SIGKILLED:
         return Stage('env-error', 'the KUnit boot was killed by the machine, not by its test: %s (%s)'
                      % (killed or 'kunit.py ended by SIGKILL (exit 137); ' +
-                        (oom_cause(kills) or 'the kernel log names no OOM kill (OOM killer?)'),
+                        (oom_cause(kills) or cgroup or 'the kernel log names no OOM kill (OOM killer?)'),
                         log_name), [log_name])
+    qemu_killed = qemu_end_fault(qemu, limit, kills, cgroup)
+    if qemu_killed:
+        return Stage('env-error', 'the KUnit boot was killed by the machine, not by its test: %s (%s)'
+                     % (qemu_killed, log_name), [log_name])
     if 'timed out' in log_text or 'Timeout' in log_text:
-        return Stage('timeout', 'kunit.py exit %d' % rc, [log_name])
+        return Stage('timeout', 'kunit.py exit %d: KUnit\'s limit%s passed before its last '
+                     'result' % (rc, ' of %s s' % limit if limit else ''), [log_name])
     return Stage('fail', 'kunit.py exit %d' % rc, [log_name])
+
+
+def qemu_end_fault(qemu, limit, kills=(), cgroup=None):
+    """The machine's cause in QEMU's recorded end (qemu_status.py's
+    record), or None: QEMU killed by SIGKILL before LIMIT s, or crashed
+    (SIGSEGV, SIGABRT, SIGBUS). Its cause: the OOM kill the host's log
+    names, else the cgroup's count (CGROUP), else "OOM killer?"."""
+    if not qemu or qemu.get('signal') not in QEMU_KILLED:
+        return None
+    sig, secs = qemu['signal'], qemu.get('seconds')
+    limit_s = seconds(limit) if limit is not None else None
+    if sig == 9 and secs is not None and limit_s is not None and secs >= limit_s:
+        return None
+    what = 'QEMU (%s, pid %s) ended by %s after %s s' % (
+        os.path.basename(qemu.get('qemu') or 'qemu'), qemu.get('pid'), QEMU_KILLED[sig],
+        '%.0f' % secs if secs is not None else '?')
+    if sig != 9:
+        return what + ': QEMU itself crashed, the guest kernel was not judged'
+    return '%s, before its %.0f s limit, not by its test: %s' % (
+        what, limit_s or 0, oom_cause(kills, 'qemu-system') or oom_cause(kills) or cgroup or
+        'the host kernel log cannot be read or names no OOM kill (OOM killer?)')
 
 
 def boot_end(rc, qemu, console_text, timed_out):

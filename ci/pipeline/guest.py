@@ -237,3 +237,18 @@ def boot(v):
         bootwatch.record(v.out, os.path.basename(console), b, allowance,
                          'qemu-error' if ends[-1][0] == 'env-error' else None)
     return v.stage('guest', decide.guests(ends), t)
+
+
+def not_booted(v, why):
+    """The kernel did not boot under KUnit (WHY: its failed boot result's
+    reason): the same kernel is not booted twice more. The kselftests are
+    not built, and each guest's boot gets its end record "not-booted", so
+    that its boot result says "not run: the kernel did not boot"
+    (ci/results/boots.py); the stages say the same."""
+    t = now()
+    for g in range(1, count() + 1):
+        bootwatch.write_not_booted(v.out, 'console-kselftest%s.log' % suffix(g), why)
+    v.stage('selftests', Stage('skipped', 'not built: the kernel did not boot'), t)
+    return v.stage('guest', Stage('skipped', 'not run: the kernel did not boot (its KUnit boot '
+                                  'failed)'), t)
+

@@ -14,7 +14,7 @@ import re
 import shutil
 import subprocess
 
-from ci.results import expected, identity
+from ci.results import boots, expected, identity
 from . import bootwatch, decide, kunitconfig, machine, procs
 from .kunit_objects import rows as kunit_object_rows
 from .runlog import EnvError, Stage, now, since, show_tail
@@ -495,44 +495,149 @@ def build(v):
     return v.stage('kernel', Stage('ok', line), t)
 
 
-def kunit_exec(v):
-    """KUnit under QEMU through kunit.py exec: the kunit stage."""
-    t = now()
-    timeout = 1200 if v.debug else 300
-    log = os.path.join(v.out, 'kunit.log')
-    test_log = os.path.join(v.kdir, 'test.log')
-    v.say('%s: kunit: booting the kernel under %s' % (v.name, v.conf['QEMU']))
-    # kunit.py writes test.log only once QEMU starts: an earlier boot's
-    # log must not be read as this one's.
+def qemu_recorded(v, console=None):
+    """(env, status file) for kunit.py exec: PATH starts with a directory
+    whose QEMU (the arch's, by the name kunit.py runs) is
+    ci/pipeline/qemu_status.py, which runs the real one, tees its output
+    to CONSOLE as it comes, and records how it ended in the status file
+    (removed first: an earlier boot's end is never this one's). Without a
+    QEMU on PATH, kunit.py runs as it is (it then fails to start it: exit
+    2, as before). kunit.py's own output unbuffered (kunit.log)."""
+    env = v.env()
+    env['PYTHONUNBUFFERED'] = '1'
+    status = os.path.join(v.out, 'kunit-qemu.json')
     try:
-        os.unlink(test_log)
+        os.unlink(status)
     except OSError:
         pass
+    name = os.path.basename(v.conf['QEMU'])
+    real = shutil.which(v.conf['QEMU'], path=env.get('PATH'))
+    if not real:
+        return env, status
+    shim_dir = os.path.join(v.out, 'kunit-qemu-bin')
+    shim = os.path.join(shim_dir, name)
+    os.makedirs(shim_dir, exist_ok=True)
+    target = os.path.join(PIPELINE, 'qemu_status.py')
+    if not (os.path.islink(shim) and os.readlink(shim) == target):
+        try:
+            os.unlink(shim)
+        except OSError:
+            pass
+        os.symlink(target, shim)
+    env.update(PATH=shim_dir + os.pathsep + env.get('PATH', ''), NSFD_QEMU_REAL=real,
+               NSFD_QEMU_STATUS=status)
+    if console:
+        env['NSFD_QEMU_CONSOLE'] = console
+    return env, status
+
+
+def read_qemu_status(path):
+    """qemu_status.py's record of the KUnit QEMU's end, or None (QEMU
+    never started, or its recorder was killed with it)."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def kunit_exec(v):
+    """KUnit under QEMU through kunit.py exec: the kunit stage.
+
+    QEMU's console is read as QEMU prints it (console-kunit.log, teed by
+    qemu_status.py; kunit.py's own test.log is block-buffered): the boot
+    allowance ends the moment the KTAP header is there. A case that then
+    hangs meets KUnit's limit (decide.kunit_limit: NSFD_BOOT_TIMEOUT, or
+    300 s, 1200 s on a debug kernel): the stage is a timeout, and the
+    kernel is booted once more to list its cases (kunit.action=list,
+    kunit-cases.txt), so that the report names the case that hung and
+    those that did not run because of it (ci/results/kunit_hang.py)."""
+    t = now()
+    timeout = decide.kunit_limit(v.debug)
+    log = os.path.join(v.out, 'kunit.log')
+    test_log = os.path.join(v.kdir, 'test.log')
+    console = os.path.join(v.out, 'console-kunit.log')
+    v.say('%s: kunit: booting the kernel under %s' % (v.name, v.conf['QEMU']))
+    # kunit.py writes test.log only once QEMU starts, qemu_status.py the
+    # console only then: an earlier boot's must not be read as this one's.
+    for old in (test_log, console, os.path.join(v.out, 'kunit-cases.txt')):
+        try:
+            os.unlink(old)
+        except OSError:
+            pass
     qargs = ['--qemu_args', os.environ['NSFD_QEMU_ARGS']] if os.environ.get('NSFD_QEMU_ARGS') else []
     # The early console and panic=-1 (QEMU runs with -no-reboot): a kernel
     # that dies before its console is up shows why and ends at once,
     # where kunit.py would wait out its timeout.
     kargs = ['--kernel_args=' + a for a in (v.conf['EARLY_CONSOLE'] + ' panic=-1').split()]
     allowance = decide.boot_allowance(v.debug)
-    klog = machine.KernelLog()
+    env, qemu_status = qemu_recorded(v, console)
+    klog, counter = machine.KernelLog(), machine.OomCounter()
     with open(log, 'w') as f:
         p = procs.popen(v.kunit + ['exec'] + v.common + qargs + kargs + ['--timeout=%d' % timeout],
-                        stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT, env=v.env(),
+                        stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT, env=env,
                         start_new_session=True)
-    b = bootwatch.Boot('kunit', 'kunit', p, test_log, limit=timeout)
+    b = bootwatch.Boot('kunit', 'kunit', p, console, limit=timeout, alt=test_log)
     bootwatch.watch([b], allowance, v.say, '%s: kunit' % v.name)
     rc = b.rc
     kills = decide.oom_kills(klog.read(), os.getuid())
-    try:
-        shutil.copy(test_log, os.path.join(v.out, 'console-kunit.log'))
-    except OSError:
-        pass
+    qemu_end = read_qemu_status(qemu_status)
+    if not os.path.exists(console):
+        # No QEMU of qemu_status.py's (none on PATH): kunit.py's own log.
+        try:
+            shutil.copy(test_log, console)
+        except OSError:
+            pass
     if b.hung:
         bootwatch.record(v.out, 'console-kunit.log', b, allowance)
         return v.stage('kunit', Stage('fail', 'a failed boot: no KUnit KTAP %d s after kunit.py '
                                       'started QEMU' % allowance, [v.rel(log)]), t)
-    result = decide.kunit_exec(rc, read_log(log), v.rel(log), kills)
+    result = decide.kunit_exec(rc, read_log(log), v.rel(log), kills, qemu_end, timeout,
+                               counter.cause())
     # A machine fault (the OOM killer's, kunit.py's own) judged no boot.
     bootwatch.record(v.out, 'console-kunit.log', b, allowance,
                      'env-error' if result.status == 'env-error' else None)
+    if result.status == 'timeout' and b.reached:
+        list_cases(v, qargs, allowance)
     return v.stage('kunit', result, t)
+
+
+def did_not_boot(v):
+    """The reason of KUnit's failed boot result (the kernel died or hung
+    before its first test: ci/results/boots.py), or None: it booted, or
+    nothing judged its boot (QEMU never started, the machine's fault)."""
+    end = boots.read_end(v.out, 'console-kunit.log')
+    if end is None:
+        return None
+    status, reason = boots.verdict(end, read_log(os.path.join(v.out, 'console-kunit.log')))
+    return reason if status == 'fail' else None
+
+
+# A case as KUnit lists it (kunit.action=list): "suite.case", on a printk line.
+LISTED = re.compile(r'^(?:<\d+>)?\[\s*\d+\.\d+\](?:\[\s*[CT]\d+\])? ?([\w-]+\.[\w-]+)\s*$')
+
+
+def list_cases(v, qargs, allowance):
+    """Boot the kernel once more with kunit.action=list (it lists every
+    case, in the order it runs them, and runs none): kunit-cases.txt, one
+    "suite.case" a line. Best effort, within the boot allowance: without
+    the list, the report names the hung case by its number."""
+    out = os.path.join(v.out, 'kunit-cases.log')
+    v.say('%s: kunit: a case hung: listing the cases (kunit.action=list)' % v.name)
+    with open(out, 'w') as f:
+        try:
+            p = procs.popen(v.kunit + ['exec'] + v.common + qargs +
+                            ['--kernel_args=kunit.action=list', '--raw_output=all',
+                             '--timeout=%d' % allowance],
+                            stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT,
+                            env=v.env(), start_new_session=True)
+        except OSError:
+            return
+        try:
+            p.wait(timeout=allowance + 30)
+        except subprocess.TimeoutExpired:
+            bootwatch.kill_group(p)
+    cases = [m.group(1) for m in map(LISTED.match, read_log(out).split('\n')) if m]
+    if cases:
+        with open(os.path.join(v.out, 'kunit-cases.txt'), 'w') as f:
+            f.write(''.join(c + '\n' for c in cases))

@@ -59,3 +59,74 @@ class KernelLog:
             self.close()
         return RECORD.sub('', b''.join(chunks).decode(errors='replace'))
 
+
+
+def cgroup_events_files(proc_cgroup='/proc/self/cgroup', root='/sys/fs/cgroup'):
+    """The files that count this process's cgroup's OOM kills, most
+    specific first: cgroup v2's memory.events ("oom_kill N"), v1's
+    memory.oom_control (the same line, kernels since 4.13). Under a
+    cgroup namespace the path /proc names is not under the mount: its
+    root's file then stands for it. NSFD_CGROUP_EVENTS names another file
+    (the fault suite's)."""
+    if os.environ.get('NSFD_CGROUP_EVENTS'):
+        return [os.environ['NSFD_CGROUP_EVENTS']]
+    found = []
+    try:
+        with open(proc_cgroup) as f:
+            lines = f.read().split('\n')
+    except OSError:
+        lines = []
+    for line in lines:
+        parts = line.split(':', 2)
+        if len(parts) != 3:
+            continue
+        rel = parts[2].lstrip('/')
+        if parts[0] == '0' and parts[1] == '':
+            for base in (root, os.path.join(root, 'unified')):
+                found += [os.path.join(base, rel, 'memory.events'), os.path.join(base, 'memory.events')]
+        elif 'memory' in parts[1].split(','):
+            base = os.path.join(root, 'memory')
+            found += [os.path.join(base, rel, 'memory.oom_control'),
+                      os.path.join(base, 'memory.oom_control')]
+    return [f for i, f in enumerate(found) if f not in found[:i]]
+
+
+OOM_KILL_LINE = re.compile(r'^oom_kill (\d+)$', re.M)
+
+
+class OomCounter:
+    """The cgroup's count of OOM kills from now on: what the run can see
+    of the OOM killer where the host's kernel log cannot be read (a
+    container). count() is None where no such file can be read."""
+
+    def __init__(self):
+        self.path, self.start = None, None
+        for path in cgroup_events_files():
+            n = self._read(path)
+            if n is not None:
+                self.path, self.start = path, n
+                break
+
+    @staticmethod
+    def _read(path):
+        try:
+            with open(path) as f:
+                m = OOM_KILL_LINE.search(f.read())
+        except OSError:
+            return None
+        return int(m.group(1)) if m else None
+
+    def count(self):
+        """OOM kills in the cgroup since this was made, or None."""
+        if self.path is None:
+            return None
+        n = self._read(self.path)
+        return None if n is None else n - self.start
+
+    def cause(self):
+        """The kills as a cause ("2 OOM kills counted in ..."), or None."""
+        n = self.count()
+        if not n:
+            return None
+        return "the OOM killer killed %d process%s of this run's cgroup (oom_kill in %s)" % (
+            n, '' if n == 1 else 'es', self.path)

@@ -7,10 +7,11 @@ group of its own, and the orphans among them (a process whose parent ended
 first, as `git bisect run` ends before the step it runs): the driver is
 the child subreaper of its tree, so they come to it, not to init. It exits
 only once none is alive and it has reaped those it adopted, and so does a
-run that ends by itself. No child inherits build/.lock (subprocess closes
-every descriptor but 0-2, and the lock is opened close-on-exec), except the
-robot stage of make test, which is handed it on fd 9 (ci/build-lock.sh),
-and `git bisect run` with its steps (ci/bisect/bisect.py's own lock). The
+run that ends by itself. build/.lock is held on fd 9 from before anything
+under out/ or build/ is touched, and every child started through popen()
+or run() inherits it (make test's robot stage and the steps of make
+bisect hold the same lock that way; ci/build-lock.sh): a driver killed
+by SIGKILL leaves it held until its last child has ended. The
 run ends with the summary line and STOP_EXIT (2; 255 under
 ci/bisect/bisect.py's step).
 """
@@ -47,9 +48,12 @@ def status(rc):
 
 
 def popen(cmd, **kw):
-    """subprocess.Popen, unless the run is stopping."""
+    """subprocess.Popen, unless the run is stopping. The child is handed
+    build/.lock's fd when this process has it (hold_build_lock)."""
     if stopping.is_set():
         raise Stopping(cmd[0])
+    if lock_inherited() and kw.get('close_fds', True):
+        kw['pass_fds'] = tuple(kw.get('pass_fds') or ()) + (LOCK_FD,)
     return subprocess.Popen(cmd, **kw)
 
 
@@ -257,36 +261,106 @@ def stop_on_signals(stop_exit=ExitCode.ENVIRONMENT):
 
 
 LOCK_FD = 9
+# Seconds a run waits for the one that holds build/.lock (NSFD_LOCK_WAIT).
+LOCK_WAIT = 3600
 
 
-def hold_build_lock(top, say, wait=3600):
-    """Hold TOP/build/.lock for the rest of this process, on fd 9 (so that
-    the robot stage, handed fd 9, holds the same lock: ci/build-lock.sh).
-    A caller that holds it already and passed fd 9 down is let through.
-    Waits up to WAIT s for another run; EnvError if it is still held."""
-    lock = os.path.join(top, 'build', '.lock')
+def lock_path(top):
+    return os.path.join(top, 'build', '.lock')
+
+
+def lock_inherited():
+    """Whether fd LOCK_FD is open on a build/.lock: this process holds the
+    lock (hold_build_lock), or was handed it by the run that does (make
+    test's robot, a step of make bisect): every child it starts is handed
+    it too (popen)."""
+    try:
+        return os.readlink('/proc/self/fd/%d' % LOCK_FD).endswith('/build/.lock')
+    except OSError:
+        return False
+
+
+def lock_holder(lock):
+    """Who holds LOCK, as its holder wrote it when it took it: "pid 123
+    (ci/nsfd test), since 2026-12-07 23:40:01 UTC", with "gone: its
+    children hold it" where that process has ended; '' when unknown."""
+    try:
+        with open(lock) as f:
+            rec = dict(kv.split('=', 1) for kv in f.read().strip().split('\n') if '=' in kv)
+    except (OSError, ValueError):
+        return ''
+    if 'pid' not in rec:
+        return ''
+    alive = True
+    try:
+        os.kill(int(rec['pid']), 0)
+    except (OSError, ValueError):
+        alive = False
+    return 'pid %s (%s), since %s%s' % (
+        rec['pid'], rec.get('command', '?'), rec.get('since', '?'),
+        '' if alive else '; that process is gone, the children it left still hold it')
+
+
+def write_holder(fd, command):
+    """The holder's record in the lock file (pid, command, since): what a
+    run that waits says. Written only by the holder, under the lock; no
+    waiter truncates it."""
+    rec = 'pid=%d\ncommand=%s\nsince=%s\n' % (
+        os.getpid(), command, time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime()))
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, rec.encode(), 0)
+
+
+def hold_build_lock(top, say, wait=None, command=None):
+    """Hold TOP/build/.lock for the rest of this process, on fd 9, before
+    anything under out/ or build/ is removed or written. The fd is not
+    close-on-exec and every child started through popen() is handed it:
+    a driver killed by SIGKILL leaves the lock held until the last of
+    its children (make, the compilers, kunit.py, QEMU) has ended. A
+    process handed fd 9 by the run that holds it (make test's robot, the
+    steps of make bisect; ci/build-lock.sh's holders) is let through. A
+    run that waits says whose run holds it (pid, command, since when);
+    it waits up to WAIT s (NSFD_LOCK_WAIT, an hour), then EnvError."""
+    lock = lock_path(top)
+    if wait is None:
+        wait = float(os.environ.get('NSFD_LOCK_WAIT') or LOCK_WAIT)
     os.makedirs(os.path.dirname(lock), exist_ok=True)
+    # Every child inherits fd 9. A git under the lock collects its garbage
+    # before it exits: detached (git's default for a gc --auto), it would
+    # hold the lock after the run (as ci/build-lock.sh says).
+    n = int(os.environ.get('GIT_CONFIG_COUNT') or 0)
+    if 'gc.autoDetach' not in [os.environ.get('GIT_CONFIG_KEY_%d' % i) for i in range(n)]:
+        os.environ.update({'GIT_CONFIG_KEY_%d' % n: 'gc.autoDetach',
+                           'GIT_CONFIG_VALUE_%d' % n: 'false', 'GIT_CONFIG_COUNT': str(n + 1)})
     try:
         inherited = os.readlink('/proc/self/fd/%d' % LOCK_FD) == os.path.realpath(lock)
     except OSError:
         inherited = False
     if not inherited:
-        fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+        # No O_TRUNC: the holder's record stays for every run that waits.
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
         if fd != LOCK_FD:
-            os.dup2(fd, LOCK_FD, inheritable=False)
+            os.dup2(fd, LOCK_FD)
             os.close(fd)
-    os.set_inheritable(LOCK_FD, False)
+    os.set_inheritable(LOCK_FD, True)
     deadline = time.monotonic() + wait
     said = False
     while True:
         try:
             fcntl.flock(LOCK_FD, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if not inherited:
+                write_holder(LOCK_FD, command or ' '.join(
+                    ['ci/nsfd' if sys.argv[0].endswith('nsfd.py') else sys.argv[0]] + sys.argv[1:]))
             return
         except BlockingIOError:
             pass
         if not said:
-            say('waiting for another nsfd run to release %s' % lock)
+            holder = lock_holder(lock)
+            say('waiting for another nsfd run to release %s%s' % (
+                lock, ': ' + holder if holder else ''))
             said = True
         if time.monotonic() > deadline:
-            raise runlog.EnvError('%s still held after an hour: is an nsfd run stuck?' % lock)
+            holder = lock_holder(lock)
+            raise runlog.EnvError('%s still held after %d s%s: is an nsfd run stuck?' % (
+                lock, wait, ' by ' + holder if holder else ''))
         time.sleep(1)

@@ -264,6 +264,13 @@ class Variant:
             self.stage('kunit', Stage('skipped', 'no nsfd KUnit suite is built in this kernel'), now())
         else:
             result = kernel.kunit_exec(self)
+            # A kernel that died or hung before its first test is judged
+            # once: its guests would boot the same kernel twice more.
+            why = kernel.did_not_boot(self)
+            if why:
+                self.say('%s: selftests, guest: not run: the kernel did not boot' % self.name)
+                guest.not_booted(self, why.split('; console:')[0])
+                return self.report()
             # make mutants: a mutant KUnit already caught needs no guest.
             if result.status != 'ok' and os.environ.get('NSFD_FAIL_FAST', '0') == '1':
                 self.say('%s: selftests: not run (NSFD_FAIL_FAST=1, KUnit is already red)' % self.name)

@@ -15,7 +15,9 @@ written while the boot runs: ci/pipeline/bootwatch.py):
   end      ok (QEMU exited, or kunit.py did), hang (the boot allowance
            passed before the tests started: killed), timeout (its whole
            limit passed), qemu-error (QEMU never started a kernel),
-           killed (SIGKILL before its limit: not ours, the OOM killer's)
+           killed (SIGKILL before its limit: not ours, the OOM killer's),
+           not-booted (not made: the kernel did not boot in KUnit's boot;
+           its boot result is a skip saying so, "why" the reason)
   rc       the exit status
   seconds, allowance
 """
@@ -64,9 +66,12 @@ def started_kernel(end, text):
 
 def verdict(end, text):
     """(status, reason) of one boot from its END record and console TEXT:
-    'pass', 'fail', or None when there is no verdict (QEMU never started
+    'pass', 'fail', 'skip' (not made: the kernel did not boot in an
+    earlier one), or None when there is no verdict (QEMU never started
     a kernel)."""
     kind = end.get('kind', 'guest')
+    if end.get('end') == 'not-booted':
+        return 'skip', 'not run: the kernel did not boot (%s)' % end.get('why', 'its KUnit boot failed')
     if reached(kind, text):
         return 'pass', ''
     if not started_kernel(end, text):
@@ -110,3 +115,18 @@ def name_of(console):
         return 'kunit'
     m = re.search(r'-(\d+)\.log$', console)
     return 'guest-%s' % (m.group(1) if m else '1')
+
+
+GUEST_END = re.compile(r'^console-kselftest(-\d+)?\.log\.end$')
+
+
+def not_booted(outdir):
+    """The consoles of the guests not made because the kernel did not
+    boot (their end record says not-booted), in order."""
+    found = []
+    for name in os.listdir(outdir):
+        m = GUEST_END.match(name)
+        if m and (read_end(outdir, name[:-len('.end')]) or {}).get('end') == 'not-booted':
+            found.append((int((m.group(1) or '-1')[1:]), name[:-len('.end')]))
+    return [n for _, n in sorted(found)]
+

@@ -67,9 +67,13 @@ def ktap_results(lines, source):
 
 @dataclasses.dataclass(frozen=True)
 class KunitRun:
-    """The KUnit boot's console: None when there is no console log."""
+    """The KUnit boot's console: None when there is no console log; the
+    kernel's own list of its cases (kunit-cases.txt, written after a hang;
+    None without one) and KUnit's limit of that boot (its end record)."""
     lines: list = None
     results: list = ()
+    cases: list = None
+    limit: float = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -130,7 +134,11 @@ def kunit(outdir):
     if log is None:
         return KunitRun()
     lines = ktap.extract(log, 'kunit')
-    return KunitRun(lines, ktap_results(lines, 'kunit'))
+    cases = read(os.path.join(outdir, 'kunit-cases.txt'))
+    end = boots.read_end(outdir, 'console-kunit.log') or {}
+    return KunitRun(lines, ktap_results(lines, 'kunit'),
+                    None if cases is None else [c.strip() for c in cases.splitlines() if c.strip()],
+                    end.get('limit'))
 
 
 def guests(outdir, failed_boots=()):
@@ -186,6 +194,12 @@ def boot_consoles(outdir, by):
     return out
 
 
+def not_booted_consoles(outdir, by):
+    """The guests not made because the kernel did not boot: "not run: the
+    kernel did not boot" (their end records say so)."""
+    return boots.not_booted(outdir) if 'guest' in by and not ran(by, 'guest') else []
+
+
 def boot_results(outdir, stages):
     """[(console, TestResult)]: the boot result of each boot the stages
     made, from its console and its end record (ci/results/boots.py). A
@@ -193,7 +207,7 @@ def boot_results(outdir, stages):
     started a kernel (an environment error) gives none."""
     by = {s.stage: s for s in stages}
     out = []
-    for name, _ in boot_consoles(outdir, by):
+    for name in [n for n, _ in boot_consoles(outdir, by)] + not_booted_consoles(outdir, by):
         end = boots.read_end(outdir, name)
         if end is None:
             continue

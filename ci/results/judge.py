@@ -10,6 +10,7 @@ error takes back; a stage that did not build is not a failed test.
 import os
 import re
 
+from . import kunit_hang
 from .model import ExitCode, StageResult, StageStatus, TestResult, TestStatus, Verdict, failed
 
 # In patched mode socketat must exist: a socketat test that SKIPs because
@@ -35,8 +36,9 @@ def before_the_cut(res, stage):
     return [r for r in res if 'KTAP stream truncated' not in (r.reason or '')]
 
 
-def kunit_tests(run, stage):
-    """The KUnit stage's tests from its run (collect.KunitRun) and stage."""
+def kunit_tests(run, stage, expected=()):
+    """The KUnit stage's tests from its run (collect.KunitRun) and stage;
+    EXPECTED, the suites that had to run, for those a hang kept from it."""
     if run.lines is None:
         return [failed('kunit', 'kunit', 'console', 'no console log of the KUnit boot')]
     res = list(run.results)
@@ -46,7 +48,8 @@ def kunit_tests(run, stage):
         res.append(failed('kunit', 'kunit', 'ktap',
                           'no KTAP in the KUnit console (kunit.py: %s)' % stage.status))
     elif stage.status == StageStatus.TIMEOUT:
-        res.append(failed('kunit', 'kunit', 'timeout', 'the KUnit guest timed out'))
+        # A case hung: named, with what it kept from running (kunit_hang.py).
+        res = kunit_hang.named(run.lines, res, run.limit, run.cases, expected)
     elif stage.status != StageStatus.OK and not any(r.failed for r in res):
         res.append(failed('kunit', 'kunit', 'kunit.py',
                           'kunit.py reported failure (%s) though the KTAP shows none'

@@ -47,7 +47,7 @@ VERSION = {'major': 5, 'minor': 3}
 EXCERPT_MAX = 16384
 STATUS = {'pass': 'PASS', 'fail': 'FAIL', 'skip': 'SKIP', 'todo': 'SKIP'}
 # What ktap.py names a result that stands for its parent, not a case.
-PSEUDO_CASES = ('(result)', '(missing)')
+PSEUDO_CASES = ('(result)', '(missing)', '(numbering)')
 # Where a stage's own trouble shows, when it is a test stage.
 STAGE_PATH = {'kunit': ('kunit', 'exec'), 'selftests': ('kselftest', 'nsfd'),
               'guest': ('kselftest', 'nsfd')}
@@ -65,7 +65,7 @@ def path(*parts):
 
 def case_of(suite, name):
     """The case below a suite or program, or None for the suite's own result
-    (ktap.py's "x.(result)" and "x.(missing)" stand for x)."""
+    (ktap.py's "x.(result)", "x.(missing)" and "x.(numbering)" stand for x)."""
     if name == suite:
         return None
     for pseudo in PSEUDO_CASES:

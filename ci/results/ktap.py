@@ -15,7 +15,12 @@ a plan "1..N", results "ok|not ok N name [# DIRECTIVE reason]", diagnostics
 two: any deeper indentation opens a subtest). A result's duration is the
 time since the previous result at its level, or since its level began.
 A stream cut short (a plan not met, a subtest without its result line) is
-reported as failed tests, never as a pass.
+reported as failed tests, never as a pass. Numbers are checked as the
+tree's kunit_parser checks them: at each level, results come numbered
+1, 2, 3, ... in order, one result per number, none past the plan; a
+duplicate (dropped: it never stands in for a missing result), a gap or
+a result past the plan is a failed "(numbering)" result of that level,
+its reason naming the line.
 
 Why not the tree's tools/testing/kunit/kunit_parser.py (tried on 6.12's):
 it raises ValueError ("LineStream: going past EOF") on a kselftest binary
@@ -89,6 +94,8 @@ class Node:
         self.start = None
         self.last = None            # time of the latest result at this level
         self.diag = []
+        self.number = None          # N of its "ok N" line
+        self.line = ''              # that line, as the stream had it
 
 
 def _status(ok, directive):
@@ -170,6 +177,7 @@ def parse(lines):
                 name = m.group(3).strip() or '#%s' % m.group(2)
                 res = pending if pending is not None else Node(name, node)
                 res.name = name
+                res.number, res.line = int(m.group(2)), s
                 res.status, res.reason = _status(m.group(1) == 'ok', m.group(4))
                 if res.status == 'fail' and not res.reason:
                     res.reason = _why(lines, pos - 1)
@@ -193,8 +201,31 @@ def parse(lines):
     return root
 
 
-def _truncation(node):
-    done = len(node.children)
+def _numbering(node):
+    """(children to report, problems): one result per number, numbers in
+    order from 1, none past the plan (kunit_parser's checks). A duplicate
+    is dropped; every problem names its line."""
+    kept, problems, seen = [], [], set()
+    for c in node.children:
+        if c.number is None:        # a subtest cut short: no result line
+            kept.append(c)
+            continue
+        if c.number in seen:
+            problems.append('"%s": test number %d reported twice' % (c.line, c.number))
+            continue
+        expected = len(kept) + 1
+        if c.number != expected:
+            problems.append('"%s": expected test number %d, found %d' % (
+                c.line, expected, c.number))
+        if node.plan is not None and c.number > node.plan:
+            problems.append('"%s": past the plan 1..%d' % (c.line, node.plan))
+        seen.add(c.number)
+        kept.append(c)
+    return kept, problems
+
+
+def _truncation(node, done=None):
+    done = len(node.children) if done is None else done
     if node.plan is not None and done < node.plan:
         return 'plan 1..%d but %d result%s: KTAP stream truncated' % (
             node.plan, done, '' if done == 1 else 's')
@@ -217,8 +248,9 @@ def flatten(root, source):
                     'status': status, 'duration': duration, 'reason': reason})
 
     def walk(node, path):
-        trunc = _truncation(node)
-        for c in node.children:
+        kept, problems = _numbering(node)
+        trunc = _truncation(node, len(kept))
+        for c in kept:
             cpath = path + [c.name]
             if c.children or c.plan:
                 before = len(out)
@@ -238,6 +270,9 @@ def flatten(root, source):
                     add(cpath, 'skip', c.duration, c.reason)
             else:
                 add(cpath, c.status, c.duration, c.reason)
+        if problems:
+            add(path + ['(numbering)'], 'fail', None,
+                'KTAP numbering: ' + '; '.join(problems))
         if trunc:
             add(path + ['(missing)'], 'fail', None, trunc)
 

@@ -7,10 +7,21 @@ schema (variant "pipeline", naming unittest.log as written with it:
 ci/results/resultsfile.py), prints each failure and the summary line;
 exit 0 or 1, or 2 when the tests could not be run or recorded (a full
 disk: nothing was judged).
+
+The cases run across the cores: NSFD_CHECK_JOBS workers (the CPUs this
+process may use; 1 runs them all here, one at a time), each a process of
+its own, the cases dealt out longest first by the durations the last run
+recorded, each worker's in the suite's order (a class's setUpClass world
+is built once in each worker that runs some of its cases).
+Each worker writes its records to OUTDIR/worker-N.json and its unittest
+log to OUTDIR/worker-N.log (joined into unittest.log); a worker that ends
+without its records is exit 2.
 """
 
 import argparse
+import json
 import os
+import subprocess
 import sys
 import time
 import traceback
@@ -84,6 +95,10 @@ class Runner(unittest.TextTestRunner):
 
 
 def main(argv):
+    # A worker of run_parallel() (internal: this module starts it).
+    if len(argv) == 4 and argv[1] == '--worker':
+        with open(os.path.join(argv[2], 'worker-%s.ids' % argv[3])) as f:
+            return worker(argv[2], int(argv[3]), f.read().split())
     p = argparse.ArgumentParser(prog='python3 -m ci.tests.run',
                                 description="the pipeline's own tests (make check)")
     p.add_argument('outdir')
@@ -100,24 +115,144 @@ def main(argv):
         return ExitCode.ENVIRONMENT
 
 
+def cases(suite):
+    """Every test case of SUITE, in order."""
+    for t in suite:
+        if isinstance(t, unittest.TestSuite):
+            yield from cases(t)
+        else:
+            yield t
+
+
+def jobs():
+    n = os.environ.get('NSFD_CHECK_JOBS') or str(len(os.sched_getaffinity(0)))
+    return int(n) if n.isdigit() and int(n) > 0 else 1
+
+
+def last_durations(outdir):
+    """{(class name, case name): seconds} from the last run's
+    results.json ({} if none)."""
+    try:
+        with open(os.path.join(outdir, 'results.json')) as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    return {(t.get('suite'), t.get('name')): t.get('duration') or 0 for t in doc.get('tests', [])}
+
+
+def deal(suite, n, took):
+    """The cases of SUITE as N lists of test ids: longest first (the last
+    run's durations TOOK; a case it does not know counts 1 s) into the
+    least loaded list, each list then in the order of SUITE, so that a
+    class's cases stay together (its setUpClass runs once in each list
+    that has some of them)."""
+    order = list(cases(suite))
+    cost = {}
+    for i, t in enumerate(order):
+        cls, _, name = t.id().rpartition('.')
+        cost[i] = took.get((cls.rsplit('.', 1)[-1], name), 1.0)
+    bins = [[0.0, []] for _ in range(n)]
+    for i in sorted(cost, key=lambda i: -cost[i]):
+        b = min(bins, key=lambda x: x[0])
+        b[0] += cost[i]
+        b[1].append(i)
+    return [[order[i].id() for i in sorted(ids)] for _, ids in bins if ids]
+
+
+def worker(outdir, k, ids):
+    """One worker: the cases IDS, one at a time; its records to
+    worker-K.json (written whole: temp file, rename), a line a case to
+    worker-K.done (the parent's progress)."""
+    suite = unittest.defaultTestLoader.loadTestsFromNames(ids)
+    done = open(os.path.join(outdir, 'worker-%d.done' % k), 'w', buffering=1)
+
+    class Counted(Recorder):
+        def stopTest(self, test):
+            super().stopTest(test)
+            done.write(test.id() + '\n')
+
+    with open(os.path.join(outdir, 'worker-%d.log' % k), 'w') as log:
+        runner = unittest.TextTestRunner(stream=log, verbosity=2, resultclass=Counted)
+        result = runner.run(suite)
+    path = os.path.join(outdir, 'worker-%d.json' % k)
+    with open(path + '.tmp', 'w') as f:
+        json.dump({'records': [r.to_dict() for r in result.records], 'ok': result.wasSuccessful(),
+                   'run': result.testsRun}, f)
+    os.replace(path + '.tmp', path)
+    return ExitCode.PASS
+
+
+def run_parallel(outdir, suite, total, n):
+    """The cases across N worker processes: (records, all passed)."""
+    parts = deal(suite, n, last_durations(outdir))
+    for name in os.listdir(outdir):
+        if name.startswith('worker-'):
+            os.unlink(os.path.join(outdir, name))
+    procs = []
+    for k, ids in enumerate(parts):
+        with open(os.path.join(outdir, 'worker-%d.ids' % k), 'w') as f:
+            f.write('\n'.join(ids) + '\n')
+        procs.append(subprocess.Popen(
+            [sys.executable, '-B', '-P', '-m', 'ci.tests.run', '--worker', outdir, str(k)],
+            stdin=subprocess.DEVNULL))
+
+    def progress():
+        finished = 0
+        for k in range(len(parts)):
+            try:
+                with open(os.path.join(outdir, 'worker-%d.done' % k)) as f:
+                    finished += sum(1 for _ in f)
+            except OSError:
+                pass
+        return '%d of %d cases run, %d worker(s)' % (finished, total, len(parts))
+
+    say = runlog.Say(stream=sys.stdout)
+    with runlog.heartbeat(say, 'pipeline', progress):
+        codes = [p.wait() for p in procs]
+    records, ok = [], True
+    with open(os.path.join(outdir, 'unittest.log'), 'w') as log:
+        for k in range(len(parts)):
+            try:
+                with open(os.path.join(outdir, 'worker-%d.log' % k)) as f:
+                    log.write(f.read())
+            except OSError:
+                pass
+    for k, code in enumerate(codes):
+        try:
+            with open(os.path.join(outdir, 'worker-%d.json' % k)) as f:
+                doc = json.load(f)
+        except (OSError, ValueError):
+            raise RuntimeError('worker %d of the pipeline\'s tests ended (exit %d) without its '
+                               'records (%s)' % (k, code, os.path.join(outdir, 'worker-%d.log' % k)))
+        records += doc['records']
+        ok = ok and doc['ok']
+    return records, ok
+
+
 def run(outdir):
     os.makedirs(outdir, exist_ok=True)
-    # No earlier run's results may stand for this one's (make test reads them).
-    resultsfile.discard(outdir)
     suite = unittest.defaultTestLoader.discover(HERE, pattern='test_*.py', top_level_dir=ci.TOP)
     total = suite.countTestCases()
-    with open(os.path.join(outdir, 'unittest.log'), 'w') as log:
-        runner = Runner(stream=log, verbosity=2)
-        # To this process's stdout as it is now: a case that redirects
-        # sys.stdout for a while never reads a progress line as its own.
-        # Under make test, the run's elapsed time (runlog.RUN_STARTED).
-        say = runlog.Say(stream=sys.stdout)
-        with runlog.heartbeat(say, 'pipeline', lambda: runner.progress(total)):
-            result = runner.run(suite)
-    tests = result.records
+    n = min(jobs(), total or 1)
+    if n > 1:
+        # The last run's durations deal the cases out: read before the
+        # discard below.
+        records, ok = run_parallel(outdir, suite, total, n)
+    # No earlier run's results may stand for this one's (make test reads them).
+    resultsfile.discard(outdir)
+    if n == 1:
+        with open(os.path.join(outdir, 'unittest.log'), 'w') as log:
+            runner = Runner(stream=log, verbosity=2)
+            # To this process's stdout as it is now: a case that redirects
+            # sys.stdout for a while never reads a progress line as its own.
+            # Under make test, the run's elapsed time (runlog.RUN_STARTED).
+            say = runlog.Say(stream=sys.stdout)
+            with runlog.heartbeat(say, 'pipeline', lambda: runner.progress(total)):
+                result = runner.run(suite)
+        records, ok = result.records, result.wasSuccessful()
+    tests = [TestResult.of(r) for r in records]
     c = counts(tests)
-    code = ExitCode.FAIL if c['failed'] or not tests or not result.wasSuccessful() \
-        else ExitCode.PASS
+    code = ExitCode.FAIL if c['failed'] or not tests or not ok else ExitCode.PASS
     for t in tests:
         if t.failed:
             print('nsfd: pipeline: FAIL %s.%s: %s' % (t.suite, t.name, t.reason))

@@ -89,9 +89,12 @@ class BootFaults(unittest.TestCase):
         rc = self.world.go(FAKE_QEMU='early-panic', FAKE_KUNIT_EXEC='early-panic')
         self.assertEqual(rc, 1, self.world.progress())
         doc, found = self.boot_results()
+        # Judged once, by KUnit's boot: the guests of the same kernel are
+        # not booted, their boot results say why.
         self.assertEqual({n: t['status'] for n, t in found.items()},
-                         {'kunit': 'fail', 'guest-1': 'fail'})
-        self.assertIn('early-boot drill', found['guest-1']['reason'])
+                         {'kunit': 'fail', 'guest-1': 'skip'})
+        self.assertIn('early-boot drill', found['kunit']['reason'])
+        self.assertIn('not run: the kernel did not boot', found['guest-1']['reason'])
         self.assertEqual(doc['identity_errors'], [])
         self.assertTrue(doc['judged']['proven'])
         # The failed boot is the verdict: no "no KTAP" or "did not run" on top.
@@ -102,6 +105,35 @@ class BootFaults(unittest.TestCase):
             self.assertIn('early-boot drill', f.read())
         with open(os.path.join(self.world.variant.out, 'kcidb.json')) as f:
             self.assertIn('"boot.guest-1"', f.read().replace('_', '-'))
+
+    def test_a_kernel_that_does_not_boot_is_judged_once_its_guests_not_built_or_booted(self):
+        rc = self.world.go(FAKE_KUNIT_EXEC='early-panic', NSFD_GUESTS='2')
+        self.assertEqual(rc, 1, self.world.progress())
+        stages = self.world.stages()
+        self.assertEqual(stages['selftests'], ('skipped', 'not built: the kernel did not boot'))
+        self.assertEqual(stages['guest'][0], 'skipped')
+        out = self.world.variant.out
+        self.assertFalse([f for f in os.listdir(out) if f.startswith('console-kselftest')
+                          and f.endswith('.log')], 'no guest was booted')
+        _, found = self.boot_results()
+        self.assertEqual({n: t['status'] for n, t in found.items()},
+                         {'kunit': 'fail', 'guest-1': 'skip', 'guest-2': 'skip'})
+
+    def test_a_kernel_that_crashes_in_a_kunit_case_still_boots_its_guests(self):
+        rc = self.world.go(FAKE_KUNIT_EXEC='crash')
+        self.assertEqual(rc, 1, self.world.progress())
+        _, found = self.boot_results()
+        self.assertEqual({n: t['status'] for n, t in found.items()},
+                         {'kunit': 'pass', 'guest-1': 'pass'})
+        self.assertEqual(self.world.stages()['guest'][0], 'ok')
+
+    def test_a_guest_whose_kernel_panics_before_its_console_is_a_failed_boot(self):
+        rc = self.world.go(FAKE_QEMU='early-panic')
+        self.assertEqual(rc, 1, self.world.progress())
+        _, found = self.boot_results()
+        self.assertEqual({n: t['status'] for n, t in found.items()},
+                         {'kunit': 'pass', 'guest-1': 'fail'})
+        self.assertIn('early-boot drill', found['guest-1']['reason'])
 
     def test_a_kernel_that_dies_before_its_banner_is_1_not_an_identity_error(self):
         rc = self.world.go(FAKE_QEMU='silent-death')

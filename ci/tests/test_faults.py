@@ -53,8 +53,11 @@ def fake_vmlinux():
 
 
 def tearDownModule():
+    # Once per process (a worker of ci/tests/run.py runs the module's cases
+    # in one run of unittest, or in several): made again if needed later.
     if 'dir' in _vmlinux:
-        shutil.rmtree(_vmlinux['dir'])
+        shutil.rmtree(_vmlinux.pop('dir'), ignore_errors=True)
+        _vmlinux.pop('path', None)
 
 
 class World:
@@ -84,7 +87,10 @@ class World:
         open(self.kmsg, 'w').close()
         # The fakes' `#!/usr/bin/env python3` finds this interpreter, not a
         # wrapper in front of it (pyenv's shim costs 0.4 s a start).
-        self.env = {'PATH': os.path.dirname(sys.executable) + os.pathsep + os.environ['PATH'],
+        # FAKES last: its qemu is on PATH as QEMU is on a real machine's
+        # (the fake kunit.py's FAKE_KUNIT_EXEC=qemu runs it by name).
+        self.env = {'PATH': os.pathsep.join((os.path.dirname(sys.executable), os.environ['PATH'],
+                                             FAKES)),
                     'FAKE_VMLINUX': fake_vmlinux(),
                     'FAKE_IMAGE': v.conf['KERNEL_IMAGE'], 'NSFD_GUESTS': '1',
                     'NSFD_PROGRESS_SECS': '30', 'NSFD_KMSG': self.kmsg,
@@ -406,6 +412,78 @@ class Faults(unittest.TestCase):
         self.machine_fault('kunit', {'FAKE_KUNIT_EXEC': 'oom'},
                            "the kernel's OOM killer killed qemu-system-x86 (pid 4242)")
 
+    def test_a_kunit_qemu_killed_by_sigkill_is_2_with_no_readable_kernel_log(self):
+        # A container: no /dev/kmsg, no cgroup file. kunit.py, which ran
+        # QEMU, reads the cut stream as a crash (exit 1); QEMU's own end,
+        # recorded by ci/pipeline/qemu_status.py, names the machine.
+        stages = self.machine_fault(
+            'kunit', {'FAKE_KUNIT_EXEC': 'qemu', 'FAKE_QEMU': 'kunit-killed',
+                      'NSFD_KMSG': os.path.join(self.world.tmp, 'no-kmsg'),
+                      'NSFD_CGROUP_EVENTS': os.path.join(self.world.tmp, 'no-cgroup')},
+            'QEMU (qemu, pid ', 'ended by SIGKILL after ', 'before its 300 s limit, not by its test',
+            'OOM killer?')
+        self.assertEqual(self.world.results()['exit_code'], 2)
+        self.assertNotIn('fail', [t['status'] for t in self.world.results()['tests']
+                                  if t['source'] == 'kunit'], 'nothing of the cut KTAP is a failure')
+        del stages
+
+    def test_a_kunit_qemu_killed_by_sigkill_names_the_cgroups_oom_count(self):
+        events = os.path.join(self.world.tmp, 'memory.events')
+        with open(events, 'w') as f:
+            f.write('low 0\nhigh 0\nmax 0\noom 0\noom_kill 4\n')
+        self.machine_fault('kunit', {'FAKE_KUNIT_EXEC': 'qemu', 'FAKE_QEMU': 'kunit-killed',
+                                     'NSFD_KMSG': os.path.join(self.world.tmp, 'no-kmsg'),
+                                     'NSFD_CGROUP_EVENTS': events},
+                           "the OOM killer killed 1 process of this run's cgroup (oom_kill in %s)"
+                           % events)
+
+    def test_a_kernel_that_crashes_under_kunits_qemu_is_1_with_no_readable_kernel_log(self):
+        # The kernel's panic ends QEMU by itself (panic=-1, -no-reboot): a
+        # verdict on the kernel, also where nothing else can be read.
+        rc, stages = self.go(FAKE_KUNIT_EXEC='qemu', FAKE_QEMU='kunit-panic',
+                             NSFD_KMSG=os.path.join(self.world.tmp, 'no-kmsg'),
+                             NSFD_CGROUP_EVENTS=os.path.join(self.world.tmp, 'no-cgroup'))
+        self.assertEqual(rc, 1, stages)
+        self.assertEqual(stages['kunit'][0], 'fail')
+
+    def test_a_kunit_case_that_hangs_is_a_failed_case_named_and_the_rest_not_run(self):
+        # The second suite's case never ends; KUnit's limit (NSFD_BOOT_TIMEOUT,
+        # the one place it comes from) ends the boot after 3 s.
+        rc, stages = self.go(FAKE_KUNIT_EXEC='qemu', FAKE_QEMU='kunit-hang',
+                             NSFD_BOOT_TIMEOUT='3')
+        self.assertEqual(rc, 1, stages)
+        self.assertEqual(stages['kunit'][0], 'timeout')
+        doc = self.world.results()
+        kunit = {(t['suite'], t['name']): t for t in doc['tests'] if t['source'] == 'kunit'}
+        suites = sorted({s for s, _ in kunit})
+        first, hung = suites[0], suites[1]
+        self.assertEqual(kunit[(first, first + '_works')]['status'], 'pass', 'kept')
+        case = kunit[(hung, hung + '_works')]
+        self.assertEqual(case['status'], 'fail')
+        self.assertIn("hung: no result within KUnit's limit of 3 s", case['reason'])
+        for s in suites[2:]:
+            self.assertEqual(kunit[(s, s + '_works')]['status'], 'skip', s)
+            self.assertEqual(kunit[(s, s + '_works')]['reason'],
+                             'not run because %s.%s_works hung' % (hung, hung))
+        self.assertEqual([t for t in doc['tests'] if t['status'] == 'fail'], [case],
+                         'the hung case is the one failure: no "(missing)", no failed boot')
+        with open(os.path.join(self.world.variant.out, 'kcidb.json')) as f:
+            kc = {t['path']: t for t in json.load(f)['tests']}
+        self.assertEqual(kc['kunit.exec.%s.%s_works' % (hung, hung)]['status'], 'FAIL')
+        self.assertEqual(kc['boot.kunit']['status'], 'PASS', 'the kernel booted')
+        junit = open(os.path.join(self.world.variant.out, 'junit.xml')).read()
+        self.assertIn('name="%s_works"' % hung, junit)
+        # make bisect TEST=<that case>: the step is bad, not skip.
+        from ci.bisect import judge
+        self.assertEqual(judge.judge(1, os.path.join(self.world.variant.out, 'results.json'),
+                                     hung + '_works', [])[0], 'bad')
+
+    def test_a_kunit_run_through_qemu_passes(self):
+        rc, stages = self.go(FAKE_KUNIT_EXEC='qemu')
+        self.assertEqual(rc, 0, stages)
+        with open(os.path.join(self.world.variant.out, 'kunit-qemu.json')) as f:
+            self.assertEqual(json.load(f)['rc'], 0)
+
     def test_a_full_disk_under_results_json_is_2_and_says_so(self):
         rc, _ = self.go(FAKE_ENOSPC='results.json')
         self.assertEqual(rc, 2)
@@ -709,6 +787,49 @@ class Decisions(unittest.TestCase):
                          'another process the OOM killer took says nothing of the KUnit boot')
         self.assertEqual(decide.kunit_exec(1, 'crashed', 'kunit.log',
                                            [(3, 'qemu-system-x86')]).status, 'env-error')
+
+    def test_the_kunit_qemus_own_end_names_the_machine_without_a_kernel_log(self):
+        from ci.pipeline import decide
+
+        def end(sig, secs, rc=1, text='[ERROR] Test: kernel crashed'):
+            return decide.kunit_exec(rc, text, 'kunit.log', (), {
+                'pid': 7, 'qemu': '/usr/bin/qemu-system-x86_64', 'rc': -sig if sig else 0,
+                'signal': sig or None, 'seconds': secs}, 300)
+        killed = end(9, 12.0)
+        self.assertEqual(killed.status, 'env-error')
+        self.assertIn('QEMU (qemu-system-x86_64, pid 7) ended by SIGKILL after 12 s, before its '
+                      '300 s limit, not by its test: the host kernel log cannot be read or names '
+                      'no OOM kill (OOM killer?)', killed.detail)
+        self.assertEqual(end(11, 3.0).status, 'env-error', 'QEMU crashed: not the kernel')
+        # kunit.py's own timeout ends QEMU with SIGTERM: the kernel's.
+        self.assertEqual(end(15, 300.0, text='Timeout').status, 'timeout')
+        self.assertEqual(end(9, 301.0).status, 'fail', 'a SIGKILL after the limit is no machine fault')
+        self.assertEqual(end(0, 2.0).status, 'fail', 'QEMU ended by itself: the kernel crashed')
+        self.assertEqual(end(9, 1.0, rc=0).status, 'ok', "kunit.py's 0 stands")
+
+    def test_the_cgroups_oom_kill_counter_is_read_where_it_exists(self):
+        from ci.pipeline import machine
+        with tempfile.TemporaryDirectory() as d:
+            proc = os.path.join(d, 'cgroup')
+            with open(proc, 'w') as f:
+                f.write('0::/user.slice/run-1.scope\n')
+            self.assertEqual(machine.cgroup_events_files(proc, '/sys/fs/cgroup')[:2], [
+                '/sys/fs/cgroup/user.slice/run-1.scope/memory.events', '/sys/fs/cgroup/memory.events'])
+            with open(proc, 'w') as f:
+                f.write('4:memory:/docker/abc\n0::/\n')
+            self.assertEqual(machine.cgroup_events_files(proc, '/c')[0],
+                             '/c/memory/docker/abc/memory.oom_control')
+            events = os.path.join(d, 'memory.events')
+            with open(events, 'w') as f:
+                f.write('oom 0\noom_kill 2\n')
+            with mock.patch.dict(os.environ, {'NSFD_CGROUP_EVENTS': events}):
+                c = machine.OomCounter()
+                self.assertEqual((c.count(), c.cause()), (0, None))
+                with open(events, 'w') as f:
+                    f.write('oom 1\noom_kill 3\n')
+                self.assertEqual(c.count(), 1)
+            with mock.patch.dict(os.environ, {'NSFD_CGROUP_EVENTS': os.path.join(d, 'none')}):
+                self.assertIsNone(machine.OomCounter().count())
 
     def test_the_kernel_log_is_read_from_the_stage_start_only(self):
         from ci.pipeline import machine

@@ -23,7 +23,7 @@ import xml.etree.ElementTree as ET
 
 import ci
 from ci.mutants import mutant
-from ci.results import collect, console, expected, identity, judge, junit, ktap, model
+from ci.results import collect, console, expected, identity, judge, junit, kcidb, ktap, model
 from ci.pipeline import cli, runlog
 from ci.series import wiring
 from ci.tests import run as tests_run
@@ -189,6 +189,75 @@ class Truncation(unittest.TestCase):
 
     def test_empty_stream_has_no_results(self):
         self.assertEqual(ktap.results([], 'kunit'), [])
+
+
+class Numbering(unittest.TestCase):
+    """KTAP numbers checked as kunit_parser checks them (issue 42): in
+    order, one result per number, the plan met; a duplicate, a gap or a
+    result past the plan is a failure naming its line."""
+
+    def run_lines(self, *body, plan=3):
+        lines = [(None, 'KTAP version 1'), (None, '1..%d' % plan)]
+        return ktap.results(lines + [(None, b) for b in body], 'kunit')
+
+    def numbering(self, res):
+        return [r for r in res if r['name'].endswith('(numbering)')]
+
+    def test_a_duplicated_result_never_stands_in_for_a_missing_one(self):
+        res = self.run_lines('ok 1 a', 'ok 2 b', 'ok 2 b')
+        bad = self.numbering(res)
+        self.assertEqual(len(bad), 1, res)
+        self.assertEqual(bad[0]['status'], 'fail')
+        self.assertIn('"ok 2 b": test number 2 reported twice', bad[0]['reason'])
+        # The duplicate is dropped: the plan is not met either.
+        self.assertIn('plan 1..3 but 2 results', ' '.join(r['reason'] for r in res))
+        self.assertEqual([r['name'] for r in res if r['status'] == 'pass'], ['a', 'b'])
+
+    def test_a_gap_in_the_numbers_is_a_failure_naming_the_line(self):
+        res = self.run_lines('ok 1 a', 'ok 3 c', 'ok 4 d', plan=4)
+        bad = self.numbering(res)
+        self.assertEqual(len(bad), 1, res)
+        self.assertIn('"ok 3 c": expected test number 2, found 3', bad[0]['reason'])
+
+    def test_a_result_past_the_plan_is_a_failure(self):
+        res = self.run_lines('ok 1 a', 'ok 2 b', 'ok 3 c', plan=2)
+        bad = self.numbering(res)
+        self.assertEqual(len(bad), 1, res)
+        self.assertIn('"ok 3 c": past the plan 1..2', bad[0]['reason'])
+
+    def test_numbers_are_checked_at_every_level(self):
+        res = self.run_lines('    KTAP version 1', '    # Subtest: s', '    1..2',
+                             '    ok 1 x', '    ok 1 x', 'ok 1 s', plan=1)
+        bad = self.numbering(res)
+        self.assertEqual([(r['suite'], r['name']) for r in bad], [('s', '(numbering)')])
+        self.assertEqual(kcidb.test_path(bad[0]), 'kunit.exec.s')
+
+    def test_numbers_in_order_give_no_failure(self):
+        res = self.run_lines('ok 1 a', 'not ok 2 b', 'ok 3 c # SKIP no')
+        self.assertEqual(self.numbering(res), [])
+        res = ktap.results(ktap.extract(fixture('real-kunit-x86_64.log'), 'kunit'), 'kunit')
+        self.assertEqual(self.numbering(res), [])
+
+    def test_a_duplicated_ok_in_the_kunit_console_is_exit_1(self):
+        # A passing console whose last suite is numbered as the one before
+        # it: counted against the plan alone, it would pass.
+        log = fixture('real-kunit-x86_64.log').splitlines()
+        top = [i for i, ln in enumerate(log) if re.search(r'\] ok \d+ \w', ln)]
+        m = re.search(r'\] ok (\d+) ', log[top[-1]])
+        n = int(m.group(1))
+        log[top[-1]] = log[top[-1]][:m.start(1)] + str(n - 1) + log[top[-1]][m.end(1):]
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        with open(os.path.join(tmp, 'stages.tsv'), 'w') as f:
+            f.write('kunit\tok\t1.5\t\n')
+        with open(os.path.join(tmp, 'console-kunit.log'), 'w') as f:
+            f.write('\n'.join(log) + '\n')
+        prove_boots(tmp)
+        out = subprocess.run(REPORT + ['variant', tmp, '--arch', 'x86_64', '--variant', 'x86_64',
+                                       '--kernel-version', '6.12.118'],
+                             capture_output=True, text=True)
+        self.assertEqual(out.returncode, 1, out.stdout + out.stderr)
+        self.assertIn('reported twice', out.stdout)
 
 
 class ConsoleScan(unittest.TestCase):

@@ -114,6 +114,12 @@ class MakeSeriesIdentity(unittest.TestCase):
                           'read it before the global one' % local)
         self.tmp = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, self.tmp)
+        # The scripts of a copy of the checkout: their out/series/ is this
+        # case's own, whatever a run beside make check (make test's robot)
+        # writes in the checkout's.
+        self.top = os.path.join(self.tmp, 'top')
+        shutil.copytree(CI, os.path.join(self.top, 'ci'),
+                        ignore=shutil.ignore_patterns('__pycache__', 'fixtures'))
 
     def script(self, name, *who):
         g = GitConfig(self.tmp, *who)
@@ -122,7 +128,8 @@ class MakeSeriesIdentity(unittest.TestCase):
         # group stopped after 30 s.
         g.env['NSFD_TARBALL'] = os.path.join(self.tmp, 'no-tarball.tar.xz')
         before = self.out_series()
-        p = subprocess.Popen([os.path.join(CI, 'series', name)], env=g.env, cwd=TOP, text=True,
+        p = subprocess.Popen([os.path.join(self.top, 'ci', 'series', name)], env=g.env,
+                             cwd=self.top, text=True,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         try:
             stdout, stderr = p.communicate(timeout=waits.HANG)
@@ -133,9 +140,8 @@ class MakeSeriesIdentity(unittest.TestCase):
         self.assertEqual(self.out_series(), before, 'out/series/ was touched')
         return subprocess.CompletedProcess(p.args, p.returncode, stdout, stderr)
 
-    @staticmethod
-    def out_series():
-        d = os.path.join(TOP, 'out', 'series')
+    def out_series(self):
+        d = os.path.join(self.top, 'out', 'series')
         if not os.path.isdir(d):
             return None
         return sorted((p, os.stat(os.path.join(d, p)).st_mtime_ns) for p in os.listdir(d))

@@ -10,6 +10,7 @@ exit, and no process of the tree left, not even a zombie.
 """
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -157,3 +158,115 @@ class ShellLock(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+# usage: holder.py TOP MODE: holds TOP/build/.lock (command "ci/nsfd
+# test"), then MODE: "orphan" starts a child through procs.popen, prints
+# its pid and SIGKILLs itself; "hold" prints "held" and waits.
+HOLDER = r'''
+import os, signal, sys, time
+top, mode = sys.argv[1:3]
+from ci.pipeline import procs, runlog
+procs.hold_build_lock(top, runlog.Say(), command='ci/nsfd test')
+if mode == 'orphan':
+    child = procs.popen(['sleep', '600'])
+    print(child.pid, flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+print('held', os.getpid(), flush=True)
+while True:
+    signal.pause()
+'''
+
+
+class Lock(unittest.TestCase):
+    """build/.lock (ci/pipeline/procs.py): taken before anything is
+    written, inherited by the children, and a run that waits says whose
+    run it waits for."""
+
+    def setUp(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.top = tmp.name
+        self.lock = os.path.join(self.top, 'build', '.lock')
+        with open(os.path.join(self.top, 'holder.py'), 'w') as f:
+            f.write(HOLDER)
+
+    def holder(self, mode):
+        p = subprocess.Popen([sys.executable, '-B', os.path.join(self.top, 'holder.py'),
+                              self.top, mode], stdout=subprocess.PIPE, text=True,
+                             start_new_session=True)
+        in_session(self, p)
+        return p, p.stdout.readline().split()
+
+    def free(self):
+        return subprocess.run(['flock', '-n', self.lock, 'true']).returncode == 0
+
+    def test_a_driver_killed_by_sigkill_leaves_the_lock_to_its_last_child(self):
+        p, (pid,) = self.holder('orphan')
+        pid = int(pid)
+        with open('/proc/%d/stat' % pid) as f:
+            kill_at_end(self, pid, f.read().rsplit(')', 1)[1].split()[19])
+        self.assertEqual(p.wait(timeout=HANG), -signal.SIGKILL)
+        self.assertFalse(self.free(), 'the driver is gone, its child (make, QEMU) still writes')
+        os.kill(pid, signal.SIGKILL)
+        for _ in range(int(HANG * 10)):
+            if self.free():
+                break
+            import time
+            time.sleep(0.1)
+        self.assertTrue(self.free(), 'free once its last child has ended')
+
+    def test_a_run_that_waits_says_whose_run_it_waits_for_and_since_when(self):
+        p, (word, pid) = self.holder('hold')
+        self.assertEqual(word, 'held')
+        waiter = subprocess.run(
+            [sys.executable, '-B', '-c', 'import sys\nfrom ci.pipeline import procs, runlog\n'
+             'try:\n    procs.hold_build_lock(sys.argv[1], runlog.Say(), wait=1)\n'
+             'except runlog.EnvError as e:\n    print(e)', self.top],
+            capture_output=True, text=True, timeout=HANG)
+        self.assertRegex(waiter.stdout, r'waiting for another nsfd run to release %s: pid %s '
+                         r'\(ci/nsfd test\), since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC'
+                         % (re.escape(self.lock), pid))
+        self.assertIn('still held after 1 s by pid %s (ci/nsfd test)' % pid, waiter.stdout)
+        # The shell's holders (make series) say the same.
+        sh = subprocess.run(['bash', '-c', '. "$0"; NSFD_LOCK_WAIT=1 hold_build_lock "$1"; echo "rc $?"',
+                             os.path.join(CI, 'build-lock.sh'), self.top],
+                            capture_output=True, text=True, timeout=HANG)
+        self.assertIn('release %s: pid %s (ci/nsfd test), since ' % (self.lock, pid), sh.stdout)
+        self.assertIn('rc 1', sh.stdout)
+        p.kill()
+        p.wait()
+
+    def test_every_entry_point_holds_the_lock_before_it_writes(self):
+        from unittest import mock
+        from ci.pipeline import cli, procs, robot, runlog
+        order = []
+
+        def lock(*_a, **_k):
+            order.append('lock')
+
+        def tests():
+            order.append('pipeline tests')
+            raise runlog.EnvError('stop here')
+        with mock.patch.object(cli, 'setup_env'), mock.patch.object(procs, 'stop_on_signals'), \
+                mock.patch.object(cli, 'prepare_deps'), \
+                mock.patch.object(cli, 'start_pipeline_tests', tests), \
+                mock.patch.object(procs, 'hold_build_lock', lock), \
+                mock.patch.dict(os.environ), mock.patch('sys.stdout'):
+            self.assertEqual(cli.main(['test']), 2)
+        self.assertEqual(order[:2], ['lock', 'pipeline tests'],
+                         'ci/nsfd test: the lock before its tests rewrite out/pipeline/')
+        # ci/nsfd robot: the lock before out/robot-ARCH/ is emptied.
+        r = robot.Robot(runlog.Say(stream=open(os.devnull, 'w')), 'x86_64')
+        r.out = os.path.join(self.top, 'out', 'robot-x86_64')
+        os.makedirs(r.out)
+        open(os.path.join(r.out, 'results.json'), 'w').close()
+        seen = []
+
+        def robot_lock(*_a, **_k):
+            seen.append(sorted(os.listdir(r.out)))
+            raise runlog.EnvError('stop here')
+        with mock.patch.object(procs, 'hold_build_lock', robot_lock), \
+                mock.patch.object(procs, 'run', lambda *a, **k: 0):
+            self.assertRaises(runlog.EnvError, r.run)
+        self.assertEqual(seen, [['results.json']], "the robot's last results still there")

@@ -5,9 +5,10 @@ build: .config from the .kunitconfig, vmlinux and the image copied from
 FAKE_VMLINUX, usr/gen_init_cpio. exec: test.log holding the kernel's
 banner and a KTAP where every nsfd suite the .config turns on passes.
 FAKE_KUNIT_BUILD=fail|oom|enospc|notool|noconfig|kconfig:SYMBOL,
-FAKE_KUNIT_EXEC=raise|crash|hang|fail|noboot|oom|early-panic|early-hang (oom:
+FAKE_KUNIT_EXEC=raise|crash|hang|fail|noboot|oom|early-panic|early-hang|qemu (oom:
 the kernel's log, NSFD_KMSG, names the OOM kill; early-*: a kernel that
-dies or hangs after its banner, before its tests)."""
+dies or hangs after its banner, before its tests; qemu: as the real
+kunit.py, QEMU from PATH, the fake one, its FAKE_QEMU=kunit-* mode)."""
 
 import os
 import shutil
@@ -119,6 +120,41 @@ with open(os.path.join(kdir, 'vmlinux'), 'rb') as f:
 config = open(os.path.join(kdir, '.config')).read().split('\n')
 suites = sorted({s for sym, _, _, ss in kunit_objects.rows(os.path.join(ci.TOP, 'kunit'))
                  if 'CONFIG_%s=y' % sym in config for s in ss})
+if mode == 'qemu' or 'kunit.action=list' in opts.get('kernel_args', ''):
+    # As the real kunit.py: QEMU ("qemu-system-ARCH" from PATH; here the
+    # fake QEMU's name, "qemu") with the kernel and its arguments, its
+    # output teed to test.log (block-buffered, as kunit.py's: a killed
+    # kunit.py loses its buffer), SIGTERM to QEMU at --timeout; a stream
+    # without every suite's result is "the kernel crashed" (exit 1),
+    # whatever QEMU's own exit was. --raw_output: 0 whatever came.
+    import subprocess  # noqa: E402
+    import threading  # noqa: E402
+    q = subprocess.Popen(['qemu', '-kernel', os.path.join(kdir, os.environ['FAKE_IMAGE']),
+                          '-append', 'kunit.enable=1 %s suites=%s' % (
+                              opts.get('kernel_args', ''), ','.join(suites))],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def wait():
+        try:
+            q.wait(timeout=int(opts.get('timeout') or 300))
+        except subprocess.TimeoutExpired as e:
+            print(e)
+            q.terminate()
+            q.wait()
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    with open(os.path.join(kdir, 'test.log'), 'w') as f:
+        for line in q.stdout:
+            f.write(line)
+            print(line, end='')
+    waiter.join()
+    if 'raw_output' in opts:
+        sys.exit(0)
+    with open(os.path.join(kdir, 'test.log')) as f:
+        ended = ('ok %d ' % len(suites)) in f.read()
+    if not ended:
+        print('[ERROR] Test: kernel crashed (no KTAP end)')
+    sys.exit(0 if ended else 1)
 log = ['[    0.000000] ' + banner]
 if mode in ('early-panic', 'early-hang'):
     log += ['[    0.010000] Kernel panic - not syncing: early-boot drill'] if mode == 'early-panic' else []
