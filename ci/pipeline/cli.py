@@ -312,8 +312,8 @@ def main(argv):
         # runner (ci/pipeline/robot.py).
         if cmd == 'robot':
             from . import robot
-            hold_lock(say, argv)
-            return four_codes(say, cmd, robot.main(say, argv[1:]))
+            return four_codes(say, cmd, robot.main(say, argv[1:],
+                                                   lock=lambda: hold_lock(say, argv)))
         parsed = parse(argv)
         if parsed and parsed[0] == 'help':
             return ExitCode.PASS

@@ -342,8 +342,10 @@ def read(path):
     return collect.read(path) or ''
 
 
-def main(say, argv):
-    """ci/nsfd robot [ARCH]: the exit code."""
+def main(say, argv, lock=None):
+    """ci/nsfd robot [ARCH]: the exit code. LOCK, when given, is called
+    once the arguments and the arch are known good and before anything is
+    written (the build lock: a usage error never waits for another run)."""
     p = args.parser('ci/nsfd robot', __doc__.split('\n\n')[0])
     p.add_argument('arch', nargs='?', default='x86_64')
     a, code = args.parse(p, argv)
@@ -351,4 +353,7 @@ def main(say, argv):
         if code:
             raise EnvError('usage: ci/nsfd robot [ARCH]')
         return code
-    return Robot(say, a.arch).run()
+    robot = Robot(say, a.arch)
+    if lock:
+        lock()
+    return robot.run()
